@@ -1,0 +1,212 @@
+import CFFmpeg
+public import LivePlayCore
+
+/// Decoder options shared by audio and video.
+public struct DecoderOptions: Sendable, Hashable {
+    /// libavcodec worker threads; 0 lets libavcodec choose (one per core).
+    public var threadCount: Int
+
+    public init(threadCount: Int = 1) {
+        self.threadCount = threadCount
+    }
+}
+
+/// The send/receive loop and the keyframe gate, shared by both decoders.
+///
+/// After any error the decoder waits for a keyframe: the frames in between would reference the
+/// damaged picture, so they are dropped rather than shown smeared.
+final class PacketDecoder {
+    private let session: CodecSession
+    private let gatesOnKeyframes: Bool
+    private(set) var awaitingKeyframe: Bool
+    private(set) var skippedPacketCount = 0
+
+    init(session: CodecSession, gatesOnKeyframes: Bool) {
+        self.session = session
+        self.gatesOnKeyframes = gatesOnKeyframes
+        self.awaitingKeyframe = gatesOnKeyframes
+    }
+
+    func send(_ packet: EncodedPacket) throws(DecodeError) -> DecoderSendResult {
+        if awaitingKeyframe, gatesOnKeyframes {
+            guard packet.isKeyframe else {
+                skippedPacketCount += 1
+                return .skippedAwaitingKeyframe
+            }
+            awaitingKeyframe = false
+        }
+        do {
+            return try session.send(packet) ? .accepted : .full
+        } catch {
+            awaitingKeyframe = gatesOnKeyframes
+            throw error
+        }
+    }
+
+    func receive() throws(DecodeError) -> DecoderReceiveResult<FrameBuffer> {
+        switch try session.receive() {
+        case .needsInput: return .needsInput
+        case .drained:
+            session.reset()
+            return .drained
+        case .frame:
+            if session.frameIsCorrupt {
+                awaitingKeyframe = gatesOnKeyframes
+                throw DecodeError(
+                    .corruptFrame, "frame at \(session.framePresentationTime) decoded with errors; dropped")
+            }
+            guard let buffer = FrameBuffer(referencing: session.frame) else {
+                throw DecodeError(.outOfMemory, "av_frame_clone failed")
+            }
+            return .frame(buffer)
+        }
+    }
+
+    var presentationTime: MediaTimestamp { session.framePresentationTime }
+
+    func drain() throws(DecodeError) {
+        try session.sendEndOfStream()
+    }
+
+    /// Sends one packet and receives everything it releases, collecting errors instead of stopping.
+    func decode<Frame>(_ packet: EncodedPacket, _ makeFrame: (FrameBuffer, MediaTimestamp) -> Frame) -> DecodeOutput<
+        Frame
+    > {
+        var output = DecodeOutput<Frame>()
+        var pending = true
+        while pending {
+            do {
+                switch try send(packet) {
+                case .accepted: pending = false
+                case .skippedAwaitingKeyframe:
+                    output.skipped = true
+                    return output
+                case .full: break
+                }
+            } catch {
+                output.errors.append(error)
+                pending = false
+            }
+            receiveAll(into: &output, makeFrame)
+        }
+        return output
+    }
+
+    /// Drains the decoder: every frame still inside comes out.
+    func flush<Frame>(_ makeFrame: (FrameBuffer, MediaTimestamp) -> Frame) -> DecodeOutput<Frame> {
+        var output = DecodeOutput<Frame>()
+        do {
+            try drain()
+        } catch {
+            output.errors.append(error)
+        }
+        receiveAll(into: &output, makeFrame)
+        return output
+    }
+
+    private func receiveAll<Frame>(
+        into output: inout DecodeOutput<Frame>, _ makeFrame: (FrameBuffer, MediaTimestamp) -> Frame
+    ) {
+        while true {
+            do {
+                switch try receive() {
+                case .frame(let buffer): output.frames.append(makeFrame(buffer, presentationTime))
+                case .needsInput, .drained: return
+                }
+            } catch {
+                output.errors.append(error)
+                // A corrupt frame is dropped but the decoder goes on; a hard receive error ends the turn.
+                if error.code != .corruptFrame { return }
+            }
+        }
+    }
+}
+
+/// Decodes H.264 or HEVC with libavcodec; one instance per codec configuration.
+public final class VideoDecoder {
+    public let configuration: VideoCodecConfiguration
+    private let decoder: PacketDecoder
+
+    public init(configuration: VideoCodecConfiguration, options: DecoderOptions = DecoderOptions())
+        throws(DecodeError)
+    {
+        let codecID: AVCodecID
+        switch configuration.codec {
+        case .h264: codecID = AV_CODEC_ID_H264
+        case .hevc: codecID = AV_CODEC_ID_HEVC
+        case .av1, .vp9:
+            throw DecodeError(.decoderNotFound, "\(configuration.codec.rawValue) decoding is not supported")
+        }
+        self.configuration = configuration
+        let session = try CodecSession(
+            codecID: codecID, name: configuration.codec.rawValue, extradata: configuration.extradata,
+            threadCount: options.threadCount)
+        decoder = PacketDecoder(session: session, gatesOnKeyframes: true)
+    }
+
+    /// Whether packets are being dropped until the next keyframe (at start, and after an error).
+    public var isAwaitingKeyframe: Bool { decoder.awaitingKeyframe }
+    /// Packets dropped so far while waiting for a keyframe.
+    public var skippedPacketCount: Int { decoder.skippedPacketCount }
+
+    /// Sends one packet: `.full` means receive first, then send it again.
+    public func send(_ packet: EncodedPacket) throws(DecodeError) -> DecoderSendResult {
+        try decoder.send(packet)
+    }
+
+    /// Receives the next frame, if one is ready.
+    public func receive() throws(DecodeError) -> DecoderReceiveResult<VideoFrame> {
+        switch try decoder.receive() {
+        case .frame(let buffer): .frame(VideoFrame(buffer: buffer, pts: decoder.presentationTime))
+        case .needsInput: .needsInput
+        case .drained: .drained
+        }
+    }
+
+    /// Sends `packet` and returns the frames it released and the errors met.
+    public func decode(_ packet: EncodedPacket) -> DecodeOutput<VideoFrame> {
+        decoder.decode(packet, VideoFrame.init)
+    }
+
+    /// Drains the frames still inside (end of stream, or before a configuration change).
+    public func flush() -> DecodeOutput<VideoFrame> {
+        decoder.flush(VideoFrame.init)
+    }
+}
+
+/// Decodes AAC or MP3 with libavcodec; one instance per codec configuration.
+public final class AudioDecoder {
+    public let configuration: AudioCodecConfiguration
+    private let decoder: PacketDecoder
+
+    public init(configuration: AudioCodecConfiguration, options: DecoderOptions = DecoderOptions())
+        throws(DecodeError)
+    {
+        let codecID = configuration.codec == .aac ? AV_CODEC_ID_AAC : AV_CODEC_ID_MP3
+        self.configuration = configuration
+        let session = try CodecSession(
+            codecID: codecID, name: configuration.codec.rawValue, extradata: configuration.extradata,
+            threadCount: options.threadCount)
+        decoder = PacketDecoder(session: session, gatesOnKeyframes: false)
+    }
+
+    public func send(_ packet: EncodedPacket) throws(DecodeError) -> DecoderSendResult {
+        try decoder.send(packet)
+    }
+
+    public func receive() throws(DecodeError) -> DecoderReceiveResult<AudioFrame> {
+        switch try decoder.receive() {
+        case .frame(let buffer): .frame(AudioFrame(buffer: buffer, pts: decoder.presentationTime))
+        case .needsInput: .needsInput
+        case .drained: .drained
+        }
+    }
+
+    public func decode(_ packet: EncodedPacket) -> DecodeOutput<AudioFrame> {
+        decoder.decode(packet, AudioFrame.init)
+    }
+
+    public func flush() -> DecodeOutput<AudioFrame> {
+        decoder.flush(AudioFrame.init)
+    }
+}

@@ -1,0 +1,174 @@
+import CFFmpeg
+public import LivePlayCore
+
+/// A reference to decoded pixels or samples, shared without copying; frees them in `deinit`.
+///
+/// The `AVFrame` is a new reference to the decoder's refcounted buffers, which libavcodec never
+/// writes again once the frame is out, so sharing it across threads is safe.
+final class FrameBuffer: @unchecked Sendable {
+    let frame: UnsafeMutablePointer<AVFrame>
+
+    init?(referencing source: UnsafePointer<AVFrame>) {
+        guard let clone = av_frame_clone(source) else { return nil }
+        frame = clone
+    }
+
+    deinit {
+        var frame: UnsafeMutablePointer<AVFrame>? = frame
+        av_frame_free(&frame)
+    }
+}
+
+/// MD5 as ffmpeg's `framemd5` muxer computes it (libavutil's implementation, lowercase hex).
+func md5Hex(_ bytes: UnsafeRawBufferPointer) -> String {
+    var digest = [UInt8](repeating: 0, count: 16)
+    av_md5_sum(&digest, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
+    return digest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+}
+
+/// A decoded picture. Its planes stay in libavcodec's buffers until someone asks for bytes.
+public struct VideoFrame: Sendable {
+    let buffer: FrameBuffer
+    public let pts: MediaTimestamp
+    public let width: Int
+    public let height: Int
+    /// libavutil's pixel format name (`yuv420p`, `yuv420p10le`, `nv12`, …).
+    public let pixelFormat: String
+
+    init(buffer: FrameBuffer, pts: MediaTimestamp) {
+        self.buffer = buffer
+        self.pts = pts
+        let frame = buffer.frame.pointee
+        width = Int(frame.width)
+        height = Int(frame.height)
+        pixelFormat = av_get_pix_fmt_name(AVPixelFormat(frame.format)).map { String(cString: $0) } ?? "unknown"
+    }
+
+    /// Bytes of the picture with planes packed and no row padding (ffmpeg's `rawvideo` layout).
+    public var packedSize: Int {
+        let frame = buffer.frame.pointee
+        return Int(av_image_get_buffer_size(AVPixelFormat(frame.format), frame.width, frame.height, 1))
+    }
+
+    /// The picture packed as ffmpeg's `rawvideo` muxer writes it.
+    public func packedBytes() -> [UInt8] {
+        let size = packedSize
+        guard size > 0 else { return [] }
+        let frame = buffer.frame
+        return [UInt8](unsafeUninitializedCapacity: size) { output, count in
+            let written = withUnsafePointer(to: &frame.pointee.data) { data in
+                withUnsafePointer(to: &frame.pointee.linesize) { linesize in
+                    data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { planes in
+                        linesize.withMemoryRebound(to: Int32.self, capacity: 8) { strides in
+                            av_image_copy_to_buffer(
+                                output.baseAddress, Int32(size), planes, strides, AVPixelFormat(frame.pointee.format),
+                                frame.pointee.width, frame.pointee.height, 1)
+                        }
+                    }
+                }
+            }
+            count = max(0, Int(written))
+        }
+    }
+
+    /// MD5 of ``packedBytes()``, equal to the hash `ffmpeg -f framemd5` prints for the frame.
+    public func md5() -> String {
+        packedBytes().withUnsafeBytes(md5Hex)
+    }
+}
+
+/// A decoded block of audio samples, in the decoder's native sample format until converted.
+public struct AudioFrame: Sendable {
+    let buffer: FrameBuffer
+    public let pts: MediaTimestamp
+    public let sampleRate: Int
+    public let channels: Int
+    /// Samples per channel.
+    public let sampleCount: Int
+    /// libavutil's sample format name (`fltp`, `s16`, …).
+    public let sampleFormat: String
+
+    init(buffer: FrameBuffer, pts: MediaTimestamp) {
+        self.buffer = buffer
+        self.pts = pts
+        let frame = buffer.frame.pointee
+        sampleRate = Int(frame.sample_rate)
+        channels = Int(frame.ch_layout.nb_channels)
+        sampleCount = Int(frame.nb_samples)
+        sampleFormat = av_get_sample_fmt_name(AVSampleFormat(frame.format)).map { String(cString: $0) } ?? "unknown"
+    }
+
+    /// Reads sample `index` of `channel` as a Float in [-1, 1), whatever the native format.
+    private func sample(_ frame: UnsafeMutablePointer<AVFrame>, channel: Int, index: Int) -> Float {
+        let format = AVSampleFormat(frame.pointee.format)
+        let planar = av_sample_fmt_is_planar(format) != 0
+        let plane = planar ? channel : 0
+        let position = planar ? index : index * channels + channel
+        let base = UnsafeRawPointer(frame.pointee.extended_data[plane]!)
+        switch format {
+        case AV_SAMPLE_FMT_FLT, AV_SAMPLE_FMT_FLTP:
+            return base.load(fromByteOffset: position * 4, as: Float.self)
+        case AV_SAMPLE_FMT_DBL, AV_SAMPLE_FMT_DBLP:
+            return Float(base.load(fromByteOffset: position * 8, as: Double.self))
+        case AV_SAMPLE_FMT_S16, AV_SAMPLE_FMT_S16P:
+            return Float(base.load(fromByteOffset: position * 2, as: Int16.self)) / 32768
+        case AV_SAMPLE_FMT_S32, AV_SAMPLE_FMT_S32P:
+            return Float(Double(base.load(fromByteOffset: position * 4, as: Int32.self)) / 2_147_483_648)
+        case AV_SAMPLE_FMT_U8, AV_SAMPLE_FMT_U8P:
+            return (Float(base.load(fromByteOffset: position, as: UInt8.self)) - 128) / 128
+        default:
+            return 0
+        }
+    }
+
+    /// Interleaved 32-bit float samples (`pcm_f32le` order).
+    public func interleavedFloat32() -> [Float] {
+        let frame = buffer.frame
+        var output = [Float]()
+        output.reserveCapacity(sampleCount * channels)
+        for index in 0..<sampleCount {
+            for channel in 0..<channels {
+                output.append(sample(frame, channel: channel, index: index))
+            }
+        }
+        return output
+    }
+
+    /// Interleaved signed 16-bit samples, converted as libswresample does (round to nearest, clip),
+    /// so hashes equal ffmpeg's default `framemd5` (`pcm_s16le`).
+    public func interleavedInt16() -> [Int16] {
+        let frame = buffer.frame
+        let format = AVSampleFormat(frame.pointee.format)
+        var output = [Int16]()
+        output.reserveCapacity(sampleCount * channels)
+        let native16 = format == AV_SAMPLE_FMT_S16 || format == AV_SAMPLE_FMT_S16P
+        for index in 0..<sampleCount {
+            for channel in 0..<channels {
+                let value = sample(frame, channel: channel, index: index)
+                if native16 {
+                    output.append(Int16(value * 32768))
+                } else {
+                    let scaled = (value * 32768).rounded(.toNearestOrEven)
+                    output.append(scaled.isNaN ? 0 : Int16(max(-32768, min(32767, scaled))))
+                }
+            }
+        }
+        return output
+    }
+
+    /// The format `md5(as:)` hashes.
+    public enum HashFormat: String, Sendable, CaseIterable {
+        /// ffmpeg's default for `framemd5`.
+        case s16le
+        /// As `ffmpeg -c:a pcm_f32le -f framemd5`.
+        case f32le
+    }
+
+    /// MD5 of the interleaved samples in `format`, equal to ffmpeg's `framemd5` with that PCM codec.
+    public func md5(as format: HashFormat = .s16le) -> String {
+        switch format {
+        case .s16le: interleavedInt16().withUnsafeBytes(md5Hex)
+        case .f32le: interleavedFloat32().withUnsafeBytes(md5Hex)
+        }
+    }
+}

@@ -1,0 +1,297 @@
+import LivePlayCore
+
+/// An incremental FLV demuxer: bytes in, in any chunking; ``FLVElement``s out, in stream order.
+///
+/// Feeding a stream one byte at a time gives exactly the output of feeding it whole. Short input means
+/// "need more data": ``nextElement()`` returns `nil` and keeps what it has. Each tag is checked against
+/// the PreviousTagSize that follows it; after garbage the demuxer resynchronises on the next position
+/// where a tag header and its trailing size agree, and says so with a warning. Memory is bounded by
+/// ``Configuration/maximumTagSize``: a tag claiming more is treated as garbage.
+///
+/// ```swift
+/// var demuxer = FLVDemuxer()
+/// demuxer.append(chunk)
+/// while let element = try demuxer.nextElement() { … }
+/// demuxer.finish()  // end of input: flush, and report a truncated tail
+/// ```
+public struct FLVDemuxer: Sendable {
+    public struct Configuration: Sendable, Hashable {
+        /// Largest tag body accepted (the format allows 16 MiB − 1). Also bounds buffered bytes.
+        public var maximumTagSize: Int
+        /// AMF0 nesting cap for script tags.
+        public var maximumAMFDepth: Int
+
+        public init(maximumTagSize: Int = 8 << 20, maximumAMFDepth: Int = AMF0Decoder.defaultMaximumDepth) {
+            self.maximumTagSize = maximumTagSize
+            self.maximumAMFDepth = maximumAMFDepth
+        }
+    }
+
+    private enum State: Sendable {
+        case fileHeader
+        /// Before the first tag: PreviousTagSize0 (and any header padding) still to skip.
+        case skipping(Int)
+        case tags
+        /// Looking for the next consistent tag, from `buffer[readIndex]` on.
+        case resynchronizing(skippedSoFar: Int64)
+        case done
+    }
+
+    private static let fileHeaderSize = 9
+    private static let tagHeaderSize = 11
+    private static let trailerSize = 4
+
+    public let configuration: Configuration
+    private var state = State.fileHeader
+    private var buffer: [UInt8] = []
+    private var readIndex = 0
+    /// Stream offset of `buffer[0]`.
+    private var bufferBase: Int64 = 0
+    private var inputEnded = false
+    private var parser: FLVTagParser
+    private var pending: [FLVElement] = []
+    private var pendingIndex = 0
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        self.parser = FLVTagParser(maximumAMFDepth: configuration.maximumAMFDepth)
+    }
+
+    /// Bytes received so far that have not been turned into elements yet.
+    public var bufferedByteCount: Int { buffer.count - readIndex }
+
+    /// Adds received bytes.
+    public mutating func append(_ bytes: some Collection<UInt8>) {
+        precondition(!inputEnded, "append after finish")
+        compact()
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Marks the end of input: a tag cut short is then reported as ``FLVError/Code/truncated``.
+    public mutating func finish() {
+        inputEnded = true
+    }
+
+    /// The next element, or `nil` when more bytes are needed (or, after ``finish()``, when all is out).
+    ///
+    /// Throws only when the stream is not FLV at all.
+    public mutating func nextElement() throws(FLVError) -> FLVElement? {
+        while true {
+            if pendingIndex < pending.count {
+                defer { pendingIndex += 1 }
+                return pending[pendingIndex]
+            }
+            pending.removeAll(keepingCapacity: true)
+            pendingIndex = 0
+            guard try step() else { return nil }
+        }
+    }
+
+    /// Drops consumed bytes once they dominate the buffer, so appends stay amortised O(n).
+    private mutating func compact() {
+        guard readIndex > 0, readIndex >= 64 << 10 || readIndex * 2 >= buffer.count else { return }
+        buffer.removeSubrange(0..<readIndex)
+        bufferBase += Int64(readIndex)
+        readIndex = 0
+    }
+
+    private var available: Int { buffer.count - readIndex }
+    private var streamOffset: Int64 { bufferBase + Int64(readIndex) }
+
+    private func uint24(at index: Int) -> Int {
+        Int(buffer[index]) << 16 | Int(buffer[index + 1]) << 8 | Int(buffer[index + 2])
+    }
+
+    private func uint32(at index: Int) -> UInt32 {
+        UInt32(buffer[index]) << 24 | UInt32(buffer[index + 1]) << 16 | UInt32(buffer[index + 2]) << 8
+            | UInt32(buffer[index + 3])
+    }
+
+    /// Makes progress by one unit; `false` when nothing more can be done with the bytes at hand.
+    private mutating func step() throws(FLVError) -> Bool {
+        switch state {
+        case .fileHeader:
+            return try readFileHeader()
+        case .skipping(let count):
+            let skipped = min(count, available)
+            readIndex += skipped
+            if skipped == count {
+                state = .tags
+                return true
+            }
+            state = .skipping(count - skipped)
+            return endIfTruncated(missing: count - skipped, what: "file header padding")
+        case .tags:
+            return readTag()
+        case .resynchronizing(let skipped):
+            return resynchronize(skippedSoFar: skipped)
+        case .done:
+            return false
+        }
+    }
+
+    private mutating func readFileHeader() throws(FLVError) -> Bool {
+        guard available >= Self.fileHeaderSize else {
+            if inputEnded {
+                state = .done
+                if available == 0 { throw FLVError(.invalidHeader, "empty input, no FLV header", offset: 0) }
+                throw FLVError(.invalidHeader, "input ended inside the FLV header", offset: 0)
+            }
+            return false
+        }
+        let start = readIndex
+        guard buffer[start] == 0x46, buffer[start + 1] == 0x4C, buffer[start + 2] == 0x56 else {
+            state = .done
+            throw FLVError(.invalidHeader, "missing FLV signature", offset: 0)
+        }
+        let flags = buffer[start + 4]
+        let dataOffset = uint32(at: start + 5)
+        guard dataOffset >= Self.fileHeaderSize, dataOffset <= UInt32(Self.fileHeaderSize + configuration.maximumTagSize)
+        else {
+            state = .done
+            throw FLVError(.invalidHeader, "implausible header DataOffset \(dataOffset)", offset: 5)
+        }
+        readIndex += Self.fileHeaderSize
+        let header = FLVFileHeader(
+            version: buffer[start + 3], hasAudio: flags & 0x04 != 0, hasVideo: flags & 0x01 != 0,
+            dataOffset: dataOffset)
+        pending.append(.header(header))
+        state = .skipping(Int(dataOffset) - Self.fileHeaderSize + Self.trailerSize)
+        return true
+    }
+
+    /// Whether a tag header plausibly starts at `index` (which must have 11 bytes after it).
+    private func isPlausibleTagHeader(at index: Int, strict: Bool) -> Bool {
+        let typeByte = buffer[index]
+        guard typeByte & 0xE0 == 0, FLVTagType(rawValue: typeByte & 0x1F) != nil else { return false }
+        guard uint24(at: index + 1) <= configuration.maximumTagSize else { return false }
+        if strict {
+            return buffer[index + 8] == 0 && buffer[index + 9] == 0 && buffer[index + 10] == 0
+        }
+        return true
+    }
+
+    private mutating func readTag() -> Bool {
+        guard available >= Self.tagHeaderSize else {
+            if available == 0, inputEnded {
+                state = .done
+                return false
+            }
+            return endIfTruncated(missing: Self.tagHeaderSize - available, what: "tag header")
+        }
+        let start = readIndex
+        let typeByte = buffer[start]
+        let dataSize = uint24(at: start + 1)
+        guard typeByte & 0xE0 == 0, let type = FLVTagType(rawValue: typeByte & 0x1F) else {
+            let reason =
+                typeByte & 0x20 != 0
+                ? "encrypted tag (filter bit set) is not supported"
+                : "unknown tag type \(typeByte & 0x1F)"
+            beginResynchronizing(FLVError(.malformedTag, reason, offset: streamOffset))
+            return true
+        }
+        guard dataSize <= configuration.maximumTagSize else {
+            beginResynchronizing(
+                FLVError(
+                    .tagTooLarge, "tag claims \(dataSize) bytes, limit \(configuration.maximumTagSize)",
+                    offset: streamOffset))
+            return true
+        }
+        let tagEnd = start + Self.tagHeaderSize + dataSize
+        guard buffer.count >= tagEnd + Self.trailerSize else {
+            if inputEnded {
+                if buffer.count >= tagEnd {
+                    // The body is whole; only the final PreviousTagSize is missing.
+                    emitTag(type: type, start: start, dataSize: dataSize)
+                    readIndex = buffer.count
+                    pending.append(.warning(FLVError(.truncated, "input ended before the last PreviousTagSize")))
+                    state = .done
+                    return true
+                }
+                return endIfTruncated(missing: tagEnd + Self.trailerSize - buffer.count, what: "tag body")
+            }
+            return false
+        }
+        let trailer = uint32(at: tagEnd)
+        if trailer != UInt32(dataSize + Self.tagHeaderSize) {
+            // Either the trailer lies about a good tag, or DataSize lies and we are reading garbage.
+            // A plausible tag header right after the trailer tells them apart.
+            let next = tagEnd + Self.trailerSize
+            if buffer.count < next + Self.tagHeaderSize, !inputEnded { return false }
+            let nextIsTag = buffer.count < next + Self.tagHeaderSize || isPlausibleTagHeader(at: next, strict: true)
+            let mismatch = FLVError(
+                .previousTagSizeMismatch,
+                "PreviousTagSize \(trailer) after a tag of \(dataSize + Self.tagHeaderSize) bytes",
+                offset: bufferBase + Int64(tagEnd))
+            guard nextIsTag else {
+                beginResynchronizing(mismatch)
+                return true
+            }
+            pending.append(.warning(mismatch))
+        }
+        emitTag(type: type, start: start, dataSize: dataSize)
+        readIndex = tagEnd + Self.trailerSize
+        return true
+    }
+
+    private mutating func emitTag(type: FLVTagType, start: Int, dataSize: Int) {
+        let wireTimestamp = UInt32(uint24(at: start + 4)) | UInt32(buffer[start + 7]) << 24
+        let bodyStart = start + Self.tagHeaderSize
+        parser.parse(
+            type: type, wireTimestamp: wireTimestamp, body: buffer[bodyStart..<bodyStart + dataSize],
+            offset: bufferBase + Int64(start), into: &pending)
+    }
+
+    /// Reports `reason` and skips from the byte after the current tag start.
+    private mutating func beginResynchronizing(_ reason: FLVError) {
+        pending.append(.warning(reason))
+        readIndex += 1
+        state = .resynchronizing(skippedSoFar: 1)
+    }
+
+    private mutating func resynchronize(skippedSoFar: Int64) -> Bool {
+        var skipped = skippedSoFar
+        while available >= Self.tagHeaderSize {
+            let candidate = readIndex
+            if isPlausibleTagHeader(at: candidate, strict: true) {
+                let end = candidate + Self.tagHeaderSize + uint24(at: candidate + 1)
+                if buffer.count < end + Self.trailerSize {
+                    if !inputEnded {
+                        state = .resynchronizing(skippedSoFar: skipped)
+                        return false
+                    }
+                } else if uint32(at: end) == UInt32(end - candidate) {
+                    pending.append(
+                        .warning(
+                            FLVError(
+                                .resynchronized, "skipped \(skipped) bytes to the next consistent tag",
+                                offset: streamOffset)))
+                    state = .tags
+                    return true
+                }
+            }
+            readIndex += 1
+            skipped += 1
+        }
+        if inputEnded {
+            skipped += Int64(available)
+            readIndex = buffer.count
+            pending.append(
+                .warning(FLVError(.truncated, "input ended while resynchronising; \(skipped) bytes skipped")))
+            state = .done
+            return true
+        }
+        state = .resynchronizing(skippedSoFar: skipped)
+        return false
+    }
+
+    /// At end of input, reports a cut-short unit and stops; otherwise asks for more bytes.
+    private mutating func endIfTruncated(missing: Int, what: String) -> Bool {
+        guard inputEnded else { return false }
+        pending.append(
+            .warning(FLVError(.truncated, "input ended \(missing) bytes short of a complete \(what)", offset: streamOffset)))
+        readIndex = buffer.count
+        state = .done
+        return true
+    }
+}

@@ -1,0 +1,100 @@
+public import LivePlayCore
+
+/// The `onMetaData` script tag (§E.5): the well-known fields typed, everything as sent in ``values``.
+///
+/// Encoders disagree on types (numbers as strings, codec ids as FourCCs), so a field that does not
+/// have its documented type is left `nil` rather than guessed; the raw value is still in ``values``.
+public struct FLVMetadata: Sendable, Hashable {
+    public var duration: Double?
+    public var width: Double?
+    public var height: Double?
+    public var frameRate: Double?
+    /// kbit/s, as encoders write it.
+    public var videoDataRate: Double?
+    public var audioDataRate: Double?
+    /// The legacy codec id (7, 12…) or, for Enhanced RTMP, the FourCC as a number (`hvc1` = 1752589105).
+    public var videoCodecID: Double?
+    public var audioCodecID: Double?
+    public var audioSampleRate: Double?
+    public var audioSampleSize: Double?
+    public var stereo: Bool?
+    public var encoder: String?
+    public var fileSize: Double?
+    /// Every property in wire order.
+    public var values: [AMF0Property]
+
+    public init(values: [AMF0Property]) {
+        self.values = values
+        func number(_ key: String) -> Double? {
+            values.first { $0.key == key }?.value.numberValue
+        }
+        duration = number("duration")
+        width = number("width")
+        height = number("height")
+        frameRate = number("framerate") ?? number("videoframerate")
+        videoDataRate = number("videodatarate")
+        audioDataRate = number("audiodatarate")
+        audioSampleRate = number("audiosamplerate")
+        audioSampleSize = number("audiosamplesize")
+        fileSize = number("filesize")
+        stereo = values.first { $0.key == "stereo" }?.value.booleanValue
+        encoder = values.first { $0.key == "encoder" }?.value.stringValue
+        videoCodecID = Self.codecID(values.first { $0.key == "videocodecid" }?.value)
+        audioCodecID = Self.codecID(values.first { $0.key == "audiocodecid" }?.value)
+    }
+
+    /// A codec id sent as a number, or as a FourCC string (`"hvc1"`), as a number.
+    private static func codecID(_ value: AMF0Value?) -> Double? {
+        if let number = value?.numberValue { return number }
+        guard let string = value?.stringValue, string.utf8.count == 4 else { return nil }
+        return Double(string.utf8.reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+    }
+
+    /// The video codec that `videocodecid` names, when it names one liveplay knows.
+    public var videoCodec: VideoCodec? {
+        guard let id = videoCodecID, id >= 0, id <= Double(UInt32.max) else { return nil }
+        switch UInt32(id) {
+        case UInt32(FLVVideoCodecID.avc.rawValue): return .h264
+        case UInt32(FLVVideoCodecID.hevcLegacy.rawValue): return .hevc
+        case let fourCC: return FLVVideoFourCC(rawValue: fourCC)?.codec
+        }
+    }
+}
+
+/// A script-data tag other than `onMetaData` (`onTextData`, `onCuePoint`, `onCaptionInfo`, …).
+public struct FLVDataMessage: Sendable, Hashable {
+    /// The handler name: the first AMF0 string of the tag.
+    public var name: String
+    /// The values that follow the name.
+    public var arguments: [AMF0Value]
+    public var timestamp: MediaTimestamp
+
+    public init(name: String, arguments: [AMF0Value], timestamp: MediaTimestamp) {
+        self.name = name
+        self.arguments = arguments
+        self.timestamp = timestamp
+    }
+}
+
+/// What the FLV file header (§E.2) says.
+public struct FLVFileHeader: Sendable, Hashable {
+    public var version: UInt8
+    public var hasAudio: Bool
+    public var hasVideo: Bool
+    public var dataOffset: UInt32
+}
+
+/// One thing the demuxer found, in stream order.
+public enum FLVElement: Sendable, Hashable {
+    case header(FLVFileHeader)
+    /// A video sequence header; a second one mid-stream is a configuration change (new size, new codec).
+    case videoConfiguration(VideoCodecConfiguration)
+    case audioConfiguration(AudioCodecConfiguration)
+    case packet(EncodedPacket)
+    case metadata(FLVMetadata)
+    case dataMessage(FLVDataMessage)
+    /// The encoder signalled the end of a video sequence.
+    case endOfSequence(MediaKind)
+    /// A recoverable problem; demuxing goes on.
+    case warning(FLVError)
+}

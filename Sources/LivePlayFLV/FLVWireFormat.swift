@@ -1,0 +1,90 @@
+public import LivePlayCore
+
+/// FLV tag types (Adobe Flash Video File Format Specification v10.1, §E.4.1).
+public enum FLVTagType: UInt8, Sendable {
+    case audio = 8
+    case video = 9
+    case script = 18
+}
+
+/// `SoundFormat` of the audio tag header (§E.4.2.1).
+public enum FLVSoundFormat: UInt8, Sendable {
+    case linearPCMPlatformEndian = 0
+    case adpcm = 1
+    case mp3 = 2
+    case linearPCMLittleEndian = 3
+    case nellymoser16kMono = 4
+    case nellymoser8kMono = 5
+    case nellymoser = 6
+    case g711ALaw = 7
+    case g711MuLaw = 8
+    /// Enhanced RTMP v2: the header continues with a FourCC.
+    case extendedHeader = 9
+    case aac = 10
+    case speex = 11
+    case mp3At8kHz = 14
+    case deviceSpecific = 15
+}
+
+/// `CodecID` of the legacy video tag header (§E.4.3.1), plus id 12 as Chinese CDNs use it for HEVC.
+public enum FLVVideoCodecID: UInt8, Sendable {
+    case sorensonH263 = 2
+    case screenVideo = 3
+    case vp6 = 4
+    case vp6Alpha = 5
+    case screenVideo2 = 6
+    case avc = 7
+    /// Not in Adobe's spec: the HEVC dialect of SRS, ksvc and Chinese CDNs (same layout as AVC).
+    case hevcLegacy = 12
+}
+
+/// `FrameType` of the video tag header (§E.4.3.1).
+public enum FLVVideoFrameType: UInt8, Sendable {
+    case keyframe = 1
+    case interFrame = 2
+    case disposableInterFrame = 3
+    case generatedKeyframe = 4
+    case videoInfoOrCommand = 5
+}
+
+/// `AVCPacketType`, shared by the HEVC codec-id-12 dialect (§E.4.3.1).
+public enum FLVAVCPacketType: UInt8, Sendable {
+    case sequenceHeader = 0
+    case nalu = 1
+    case endOfSequence = 2
+}
+
+/// Enhanced RTMP v1 `PacketType` of the extended video tag header (veovera enhanced-rtmp, "ExVideoTagHeader").
+public enum FLVExtendedVideoPacketType: UInt8, Sendable {
+    case sequenceStart = 0
+    case codedFrames = 1
+    case sequenceEnd = 2
+    /// Coded frames with an implied composition time of zero.
+    case codedFramesX = 3
+    case metadata = 4
+    case mpeg2TSSequenceStart = 5
+}
+
+/// FourCCs of Enhanced RTMP video.
+public enum FLVVideoFourCC: UInt32, Sendable {
+    case hvc1 = 0x6876_6331
+    case av01 = 0x6176_3031
+    case vp09 = 0x7670_3039
+
+    public var codec: VideoCodec {
+        switch self {
+        case .hvc1: .hevc
+        case .av01: .av1
+        case .vp09: .vp9
+        }
+    }
+}
+
+/// Renders a FourCC as its four characters, or as hex when they are not printable.
+func fourCCString(_ value: UInt32) -> String {
+    let bytes = [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> UInt32($0)) }
+    if bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+        return String(decoding: bytes, as: UTF8.self)
+    }
+    return "0x" + String(value, radix: 16)
+}

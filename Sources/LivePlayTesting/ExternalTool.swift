@@ -1,0 +1,86 @@
+public import Foundation
+
+/// Runs a command-line tool (ffmpeg, ffprobe, the liveplay binary) and captures its output.
+public enum ExternalTool {
+    public struct Failure: Error, CustomStringConvertible {
+        public var command: [String]
+        public var status: Int32
+        public var standardError: String
+        public var description: String {
+            "\(command.joined(separator: " ")) exited \(status): \(standardError.suffix(2000))"
+        }
+    }
+
+    public struct Output: Sendable {
+        public var status: Int32
+        public var standardOutput: Data
+        public var standardError: String
+        public var text: String { String(decoding: standardOutput, as: UTF8.self) }
+    }
+
+    /// The absolute path of `name` on `PATH`, if it is there.
+    public static func find(_ name: String) -> String? {
+        if name.hasPrefix("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for directory in path.split(separator: ":") {
+            let candidate = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// Runs the tool to completion; output is read concurrently so large outputs cannot deadlock it.
+    public static func run(_ name: String, _ arguments: [String], input: Data? = nil) throws -> Output {
+        guard let executable = find(name) else {
+            throw Failure(command: [name] + arguments, status: -1, standardError: "\(name) not found on PATH")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let stdout = Pipe()
+        let stderr = Pipe()
+        let stdin = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
+        try process.run()
+        if let input {
+            try stdin.fileHandleForWriting.write(contentsOf: input)
+            try stdin.fileHandleForWriting.close()
+        }
+        let collector = ErrorCollector(stderr.fileHandleForReading)
+        let data = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Output(status: process.terminationStatus, standardOutput: data, standardError: collector.finish())
+    }
+
+    /// Like ``run(_:_:input:)``, but a non-zero exit is an error.
+    @discardableResult
+    public static func check(_ name: String, _ arguments: [String]) throws -> Output {
+        let output = try run(name, arguments)
+        guard output.status == 0 else {
+            throw Failure(command: [name] + arguments, status: output.status, standardError: output.standardError)
+        }
+        return output
+    }
+}
+
+/// Reads a pipe to its end on a background thread.
+private final class ErrorCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            let all = handle.readDataToEndOfFile()
+            lock.withLock { data = all }
+            done.signal()
+        }
+    }
+
+    func finish() -> String {
+        done.wait()
+        return lock.withLock { String(decoding: data, as: UTF8.self) }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+
+/// Test media made at test time by the ffmpeg CLI from lavfi `testsrc2` and `sine`, cached per user
+/// in the temporary directory (named by a hash of the command, so a changed recipe makes a new file).
+public enum Fixture: String, CaseIterable, Sendable {
+    /// H.264 (no B-frames) + AAC, 320x240 at 25 fps, 1 s GOP, 3 s.
+    case h264AAC = "h264-aac"
+    /// H.264 High with B-frames (negative and positive composition times) + AAC.
+    case h264BFramesAAC = "h264-bframes-aac"
+    /// Video only, odd size (cropped SPS), 30 fps.
+    case videoOnly = "video-only"
+    /// AAC only, mono 48 kHz.
+    case audioOnly = "audio-only"
+    /// H.264 + MP3.
+    case h264MP3 = "h264-mp3"
+
+    /// The ffmpeg arguments that make it (output path appended).
+    public var ffmpegArguments: [String] {
+        let video = ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25"]
+        let audio = ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100"]
+        let x264 = ["-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p"]
+        switch self {
+        case .h264AAC:
+            return video + audio + ["-t", "3"] + x264 + ["-bf", "0", "-g", "25", "-c:a", "aac", "-b:a", "64k"]
+        case .h264BFramesAAC:
+            return video + audio + ["-t", "3"] + x264
+                + ["-profile:v", "high", "-bf", "3", "-g", "25", "-c:a", "aac", "-b:a", "64k"]
+        case .videoOnly:
+            return ["-f", "lavfi", "-i", "testsrc2=size=318x238:rate=30", "-t", "2"] + x264 + ["-g", "30", "-an"]
+        case .audioOnly:
+            return ["-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=48000", "-t", "2", "-ac", "1",
+                "-c:a", "aac", "-vn"]
+        case .h264MP3:
+            return video + audio + ["-t", "2"] + x264 + ["-bf", "0", "-g", "25", "-c:a", "libmp3lame", "-b:a", "64k"]
+        }
+    }
+
+    /// The fixture's path, generating it first if needed.
+    public func path() throws -> String {
+        try Fixtures.make(name: rawValue, extension: "flv", ffmpegArguments + ["-f", "flv"])
+    }
+}
+
+public enum Fixtures {
+    /// Where generated media is cached.
+    public static let directory: String = {
+        let base = ProcessInfo.processInfo.environment["LIVEPLAY_FIXTURES"]
+            ?? (NSTemporaryDirectory() + "liveplay-fixtures-\(getuid())")
+        try? FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        return base
+    }()
+
+    /// Runs `ffmpeg <arguments> <output>` once and returns the output path; concurrent callers are safe
+    /// (each writes a private file and renames it into place).
+    public static func make(name: String, extension fileExtension: String, _ arguments: [String]) throws -> String {
+        let key = stableHash(arguments.joined(separator: "\u{1}"))
+        let path = "\(directory)/\(name)-\(key).\(fileExtension)"
+        if FileManager.default.fileExists(atPath: path) { return path }
+        let temporary = "\(directory)/.\(name)-\(UUID().uuidString).\(fileExtension)"
+        try ExternalTool.check(
+            "ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-nostdin"] + arguments + [temporary])
+        _ = rename(temporary, path)
+        return path
+    }
+
+    /// FNV-1a, so cache names do not depend on Swift's per-process hash seed.
+    static func stableHash(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+
+    public static func bytes(_ path: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    /// Writes bytes to a new temporary file and returns its path.
+    public static func write(_ bytes: [UInt8], name: String) throws -> String {
+        let path = "\(directory)/\(name)-\(UUID().uuidString).flv"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+}

@@ -1,0 +1,55 @@
+import LivePlay
+
+/// The stream description, laid out for a person.
+struct StreamSummary {
+    let text: String
+
+    init(_ description: StreamDescription) {
+        var lines: [String] = []
+        if let header = description.header {
+            lines.append("FLV version \(header.version): audio flag \(header.hasAudio), video flag \(header.hasVideo)")
+        }
+        if let video = description.video {
+            var line = "video: \(video.codec.rawValue) \(video.width)x\(video.height), profile \(video.profile), "
+            line += "level \(video.level), chroma \(video.chromaFormat), \(video.bitDepth)-bit"
+            if let rate = description.frameRate { line += ", \(Self.format(rate)) fps" }
+            lines.append(line)
+        } else {
+            lines.append("video: none")
+        }
+        if let audio = description.audio {
+            lines.append("audio: \(audio.codec.rawValue) \(audio.sampleRate) Hz, \(audio.channels) channels")
+        } else {
+            lines.append("audio: none")
+        }
+        lines.append(
+            "packets: \(description.videoPacketCount) video (\(description.keyframeCount) keyframes), "
+                + "\(description.audioPacketCount) audio; warnings: \(description.warningCount)")
+        if let metadata = description.metadata {
+            lines.append("metadata:")
+            for property in metadata.values {
+                lines.append("  \(property.key): \(Self.format(property.value))")
+            }
+        }
+        text = lines.joined(separator: "\n")
+    }
+
+    static func format(_ number: Double) -> String {
+        number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+    }
+
+    static func format(_ value: AMF0Value) -> String {
+        switch value {
+        case .number(let number): format(number)
+        case .boolean(let flag): String(flag)
+        case .string(let text), .longString(let text), .xmlDocument(let text): "\"\(text)\""
+        case .null: "null"
+        case .undefined: "undefined"
+        case .reference(let index): "reference #\(index)"
+        case .date(let milliseconds, _): "date \(format(milliseconds)) ms"
+        case .strictArray(let values): "[" + values.map(format).joined(separator: ", ") + "]"
+        case .object(let properties), .ecmaArray(let properties), .typedObject(_, let properties):
+            "{" + properties.map { "\($0.key): \(format($0.value))" }.joined(separator: ", ") + "}"
+        }
+    }
+}
