@@ -23,6 +23,11 @@ public struct ProbePacket: Hashable, Sendable, CustomStringConvertible {
 public struct FrameHash: Hashable, Sendable {
     public var size: Int
     public var md5: String
+
+    public init(size: Int, md5: String) {
+        self.size = size
+        self.md5 = md5
+    }
 }
 
 /// Answers from tools nobody here wrote: ffprobe's packet list and ffmpeg's frame hashes.
