@@ -1,0 +1,90 @@
+import Foundation
+import LivePlayTesting
+import Testing
+
+@testable import liveplay
+
+/// The `liveplay` binary, built next to this test bundle.
+enum Binary {
+    static let path: String = {
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for directory in [bundle, bundle.deletingLastPathComponent()] {
+            let candidate = directory.appendingPathComponent("liveplay").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/debug/liveplay").path
+    }()
+
+    static func run(_ arguments: [String]) throws -> ExternalTool.Output {
+        try ExternalTool.run(path, arguments)
+    }
+}
+
+@Suite struct InspectCommandTests {
+    struct PacketLine: Decodable, Equatable {
+        var stream: String
+        var dts_ms: Int64
+        var pts_ms: Int64
+        var key: Bool
+        var size: Int
+    }
+
+    @Test func packetLinesEqualFFprobe() throws {
+        let path = try Fixture.h264BFramesAAC.path()
+        let output = try Binary.run(["inspect", path, "--packets"])
+        #expect(output.status == 0)
+        let lines = output.text.split(separator: "\n")
+        let decoded = try lines.map { try JSONDecoder().decode(PacketLine.self, from: Data($0.utf8)) }
+        let expected = try Oracle.packets(path)
+        #expect(decoded.map { ProbePacket(stream: $0.stream, dts: $0.dts_ms, pts: $0.pts_ms, isKeyframe: $0.key, size: $0.size) } == expected)
+        // Exactly the documented keys, in the documented order.
+        #expect(lines.first?.hasPrefix("{\"stream\":\"video\",\"dts_ms\":0,\"pts_ms\":") == true)
+        // The description goes to stderr so stdout stays pure JSON lines.
+        #expect(output.standardError.contains("video: h264 320x240"))
+    }
+
+    @Test func frameLinesCarryFramemd5Hashes() throws {
+        let path = try Fixture.h264AAC.path()
+        let output = try Binary.run(["inspect", path, "--frames", "--audio-hash", "f32le"])
+        #expect(output.status == 0)
+        let objects = try output.text.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        let video = objects.filter { $0["stream"] as? String == "video" }.compactMap { $0["md5"] as? String }
+        let audio = objects.filter { $0["stream"] as? String == "audio" }.compactMap { $0["md5"] as? String }
+        #expect(video == (try Oracle.frameHashes(path, video: true)).map(\.md5))
+        #expect(audio == (try Oracle.frameHashes(path, video: false, audioCodec: "pcm_f32le")).map(\.md5))
+    }
+
+    @Test func describesTheStreamForAPerson() throws {
+        let output = try Binary.run(["inspect", try Fixture.videoOnly.path()])
+        #expect(output.status == 0)
+        #expect(output.text.contains("video: h264 318x238"))
+        #expect(output.text.contains("30 fps"))
+        #expect(output.text.contains("audio: none"))
+        #expect(output.text.contains("encoder: \"Lavf"))
+    }
+
+    @Test func exitCodesSayWhatWentWrong() throws {
+        let missing = try Binary.run(["inspect", "/nonexistent/stream.flv"])
+        #expect(missing.status == ExitStatus.noInput)
+        #expect(missing.standardError.contains("no such file"))
+
+        let notFLV = try Fixtures.write(Array("<html></html>".utf8), name: "not-flv")
+        let wrong = try Binary.run(["inspect", notFLV])
+        #expect(wrong.status == ExitStatus.dataError)
+        #expect(wrong.standardError.contains("FLV"))
+
+        #expect(try Binary.run(["inspect"]).status == ExitStatus.usage)
+        #expect(try Binary.run(["inspect", notFLV, "--threads", "-1"]).status == ExitStatus.usage)
+    }
+
+    @Test func helpTextDocumentsTheOptions() {
+        let help = LivePlayCommand.helpMessage(for: InspectCommand.self)
+        for option in ["--packets", "--frames", "--audio-hash", "--threads", "<file>"] {
+            #expect(help.contains(option), "help lacks \(option)")
+        }
+        #expect(LivePlayCommand.helpMessage().contains("Exit codes"))
+    }
+}
