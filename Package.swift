@@ -61,6 +61,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "decode-file-sample",
+            dependencies: ["LivePlay"],
+            path: "Samples/DecodeFile",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "LivePlayTesting",
             dependencies: ["LivePlayCore", "LivePlayFLV"],
