@@ -16,7 +16,9 @@ public struct AVCDecoderConfigurationRecord: Sendable, Hashable {
         /// Sequence parameter set extension NAL units (type 13).
         public var sequenceParameterSetExtensions: [[UInt8]]
 
-        public init(chromaFormat: Int, bitDepthLuma: Int, bitDepthChroma: Int, sequenceParameterSetExtensions: [[UInt8]]) {
+        public init(
+            chromaFormat: Int, bitDepthLuma: Int, bitDepthChroma: Int, sequenceParameterSetExtensions: [[UInt8]]
+        ) {
             self.chromaFormat = chromaFormat
             self.bitDepthLuma = bitDepthLuma
             self.bitDepthChroma = bitDepthChroma
@@ -273,7 +275,8 @@ public struct H264SequenceParameterSet: Sendable, Hashable {
             height -= cropUnitY * (top + bottom)
             guard width > 0, height > 0 else {
                 throw reader.malformed(
-                    "frame cropping (\(left), \(right), \(top), \(bottom)) leaves no picture of \(codedWidth)x\(codedHeight)"
+                    "frame cropping (\(left), \(right), \(top), \(bottom)) leaves nothing of "
+                        + "\(codedWidth)x\(codedHeight)"
                 )
             }
         }

@@ -71,8 +71,10 @@ public struct AudioSpecificConfig: Sendable, Hashable {
             return
         }
         // Implicit signalling is optional extra data; a config that stops early is still complete.
-        if let implicit = try? Self.syncExtension(after: &reader, objectType: audioObjectType,
-                                                  channelConfiguration: channelConfiguration) {
+        let implicit = try? Self.syncExtension(
+            after: &reader, objectType: audioObjectType, channelConfiguration: channelConfiguration
+        )
+        if let implicit {
             sbrPresent = implicit.sbrPresent
             psPresent = implicit.psPresent
             extensionSamplingFrequencyIndex = implicit.frequency?.index

@@ -101,7 +101,8 @@ public struct HEVCDecoderConfigurationRecord: Sendable, Hashable {
             let typeByte = try reader.uint8("NAL_unit_type")
             let unitCount = Int(try reader.uint16("numNalus"))
             let units = try reader.lengthPrefixedUnits(unitCount, "nalUnit of type \(typeByte & 0x3F)")
-            arrays.append(NALUnitArray(isComplete: typeByte & 0x80 != 0, nalUnitType: Int(typeByte & 0x3F), units: units))
+            let array = NALUnitArray(isComplete: typeByte & 0x80 != 0, nalUnitType: Int(typeByte & 0x3F), units: units)
+            arrays.append(array)
         }
         self.arrays = arrays
     }
@@ -311,7 +312,8 @@ public struct HEVCSequenceParameterSet: Sendable, Hashable {
             height -= subHeight * (top + bottom)
             guard width > 0, height > 0 else {
                 throw reader.malformed(
-                    "conformance window (\(left), \(right), \(top), \(bottom)) leaves no picture of \(codedWidth)x\(codedHeight)"
+                    "conformance window (\(left), \(right), \(top), \(bottom)) leaves nothing of "
+                        + "\(codedWidth)x\(codedHeight)"
                 )
             }
         }
