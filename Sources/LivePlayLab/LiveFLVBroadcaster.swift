@@ -1,0 +1,131 @@
+import Logging
+import NIOCore
+
+/// The server's one clock: paces the program on one event loop and hands each tick's chunk to the
+/// ``ClientHub`` of every loop. Lives on its loop; all methods run there.
+final class LiveFLVBroadcaster {
+    private let program: LiveFLVProgram
+    private let configuration: LiveFLVServer.Configuration
+    private let hubs: [ObjectIdentifier: NIOLoopBound<ClientHub>]
+    private let loop: any EventLoop
+    private let counters: Locked<LiveFLVServer.Statistics>
+    private let logger: Logger
+    private let allocator = ByteBufferAllocator()
+    private var schedule: LiveFLVSchedule
+    private var cache = GOPCache()
+    private var startTime = NIODeadline.now()
+    private var timer: Scheduled<Void>?
+    private var finished = false
+    private var stopped = false
+
+    init(
+        program: LiveFLVProgram, configuration: LiveFLVServer.Configuration,
+        hubs: [ObjectIdentifier: NIOLoopBound<ClientHub>], loop: any EventLoop,
+        counters: Locked<LiveFLVServer.Statistics>, logger: Logger
+    ) {
+        self.program = program
+        self.configuration = configuration
+        self.hubs = hubs
+        self.loop = loop
+        self.counters = counters
+        self.logger = logger
+        self.schedule = LiveFLVSchedule(program: program, loops: configuration.loops)
+    }
+
+    func start() {
+        startTime = .now()
+        tick()
+    }
+
+    func stop() {
+        stopped = true
+        timer?.cancel()
+        timer = nil
+    }
+
+    /// Sends everything due, then sleeps until the next tag is due (at least one tick interval).
+    private func tick() {
+        guard !stopped else { return }
+        let now = NIODeadline.now()
+        let loopsBefore = schedule.completedLoops
+        let emissions = schedule.due(at: .nanoseconds((now - startTime).nanoseconds))
+        if !emissions.isEmpty {
+            let chunk = LiveChunk(program: program, emissions: emissions, allocator: allocator)
+            if configuration.gopCache {
+                cache.append(chunk)
+            }
+            for hub in hubs.values {
+                hub.eventLoop.execute { hub.value.broadcast(chunk) }
+            }
+            let loops = schedule.completedLoops
+            counters.withLock {
+                $0.tagsSent += emissions.count
+                $0.completedLoops = loops
+            }
+            if loops != loopsBefore {
+                logger.debug("program looped", metadata: ["loops": "\(loops)"])
+            }
+        }
+        guard let nextDue = schedule.nextDue else {
+            finished = true
+            for hub in hubs.values {
+                hub.eventLoop.execute { hub.value.finishAll() }
+            }
+            return
+        }
+        let deadline = max(
+            startTime + TimeAmount(nextDue), now + TimeAmount(configuration.tickInterval))
+        timer = loop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in tick() }
+    }
+
+    /// Starts a session: stream header, metadata and sequence headers, then (if asked) the GOP cache.
+    /// The start goes to the session's loop before any later chunk does, so nothing is lost or doubled.
+    func subscribe(_ session: NIOLoopBound<LiveFLVHTTPHandler>, useCache: Bool) {
+        let cached = useCache && configuration.gopCache ? cache.buffers : []
+        let timestamp = useCache && configuration.gopCache ? cache.startTimestamp ?? schedule.lastTimestamp
+            : schedule.lastTimestamp
+        var head = allocator.buffer(capacity: 1024)
+        head.writeImmutableBuffer(program.streamHeader)
+        if let metadata = program.metadata {
+            FLVTagWriter.write(type: 18, timestamp: timestamp, body: metadata, into: &head)
+        }
+        if let video = program.videoSequenceHeader {
+            FLVTagWriter.write(type: 9, timestamp: timestamp, body: video, into: &head)
+        }
+        if let audio = program.audioSequenceHeader {
+            FLVTagWriter.write(type: 8, timestamp: timestamp, body: audio, into: &head)
+        }
+        let initial = [head] + cached
+        let finished = finished
+        guard let hub = hubs[ObjectIdentifier(session.eventLoop)] else { return }
+        session.eventLoop.execute {
+            session.value.startStream(initial: initial, hub: hub.value, finished: finished)
+        }
+    }
+}
+
+/// The live sessions on one event loop; receives each chunk once per loop and writes it to each session.
+final class ClientHub {
+    private var sessions: [ObjectIdentifier: LiveFLVHTTPHandler] = [:]
+
+    func add(_ session: LiveFLVHTTPHandler) {
+        sessions[ObjectIdentifier(session)] = session
+    }
+
+    func remove(_ session: LiveFLVHTTPHandler) {
+        sessions.removeValue(forKey: ObjectIdentifier(session))
+    }
+
+    func broadcast(_ chunk: LiveChunk) {
+        for session in sessions.values {
+            session.deliver(chunk)
+        }
+    }
+
+    /// The program ended (no loop): end every body.
+    func finishAll() {
+        for session in Array(sessions.values) {
+            session.finishStream()
+        }
+    }
+}

@@ -1,0 +1,178 @@
+public import NIOCore
+
+/// Decides which tags of a looping ``LiveFLVProgram`` are due at a given moment of the stream, and the
+/// timestamps they go out with.
+///
+/// A tag is due `timestamp − firstTimestamp + loop × loopPeriod` milliseconds after the stream started;
+/// it goes out with `timestamp + loop × loopPeriod`, so timestamps keep rising across loops. Time is
+/// passed in (the server reads its clock once per tick), so tests drive it with plain durations.
+public struct LiveFLVSchedule: Sendable {
+    /// A tag to send now: its index in ``LiveFLVProgram/tags`` and its rewritten timestamp.
+    public struct Emission: Sendable, Equatable {
+        public var index: Int
+        public var timestamp: UInt32
+    }
+
+    private let timestamps: [UInt32]
+    private let firstTimestamp: UInt32
+    private let loopPeriod: Int64
+    public let loops: Bool
+    /// Index of the next tag to send.
+    public private(set) var nextIndex = 0
+    /// How many times the file has been played through.
+    public private(set) var completedLoops: Int64 = 0
+    /// The timestamp of the last tag sent, or the first timestamp before anything went out.
+    public private(set) var lastTimestamp: UInt32
+
+    public init(program: LiveFLVProgram, loops: Bool = true) {
+        self.timestamps = program.tags.map(\.timestamp)
+        self.firstTimestamp = program.firstTimestamp
+        self.loopPeriod = Int64(program.loopPeriod)
+        self.loops = loops
+        self.lastTimestamp = program.firstTimestamp
+    }
+
+    /// True once a non-looping schedule has sent its last tag.
+    public var isFinished: Bool { nextIndex >= timestamps.count }
+
+    /// When the next tag is due, measured from the start of the stream; `nil` when finished.
+    public var nextDue: Duration? {
+        guard !isFinished else { return nil }
+        return .milliseconds(dueMilliseconds(nextIndex))
+    }
+
+    /// Every tag due at `elapsed` (time since the stream started), in file order.
+    public mutating func due(at elapsed: Duration) -> [Emission] {
+        let now = elapsed.inMilliseconds
+        var emissions: [Emission] = []
+        while !isFinished, dueMilliseconds(nextIndex) <= now {
+            let timestamp = UInt32(truncatingIfNeeded: Int64(timestamps[nextIndex]) + completedLoops * loopPeriod)
+            emissions.append(Emission(index: nextIndex, timestamp: timestamp))
+            lastTimestamp = timestamp
+            nextIndex += 1
+            if nextIndex == timestamps.count, loops {
+                nextIndex = 0
+                completedLoops += 1
+            }
+        }
+        return emissions
+    }
+
+    private func dueMilliseconds(_ index: Int) -> Int64 {
+        Int64(timestamps[index]) - Int64(firstTimestamp) + completedLoops * loopPeriod
+    }
+}
+
+/// One tick's worth of tags, serialised once and shared by every client.
+public struct LiveChunk: Sendable {
+    /// The tags as FLV bytes.
+    public var payload: ByteBuffer
+    /// The same bytes framed as one HTTP/1.1 chunk (RFC 9112 §7.1), for chunked clients.
+    public var chunkedPayload: ByteBuffer
+    /// Offset in `payload` of the last video keyframe in this chunk, if there is one.
+    public var keyframeOffset: Int?
+    public var keyframeTimestamp: UInt32?
+    public var tagCount: Int
+
+    /// Serialises `emissions` of `program` with their rewritten timestamps.
+    public init(program: LiveFLVProgram, emissions: [LiveFLVSchedule.Emission], allocator: ByteBufferAllocator) {
+        let size = emissions.reduce(0) {
+            $0 + FLVTagWriter.byteCount(bodySize: program.tags[$1.index].body.readableBytes)
+        }
+        var payload = allocator.buffer(capacity: size)
+        var keyframeOffset: Int?
+        var keyframeTimestamp: UInt32?
+        for emission in emissions {
+            let tag = program.tags[emission.index]
+            if tag.isVideoKeyframe {
+                keyframeOffset = payload.writerIndex
+                keyframeTimestamp = emission.timestamp
+            }
+            FLVTagWriter.write(type: tag.type, timestamp: emission.timestamp, body: tag.body, into: &payload)
+        }
+        self.payload = payload
+        self.chunkedPayload = HTTPChunk.frame(payload, allocator: allocator)
+        self.keyframeOffset = keyframeOffset
+        self.keyframeTimestamp = keyframeTimestamp
+        self.tagCount = emissions.count
+    }
+
+    /// The bytes from the keyframe on, for a client that resumes at a keyframe.
+    public var fromKeyframe: ByteBuffer? {
+        keyframeOffset.map { payload.getSlice(at: $0, length: payload.writerIndex - $0)! }
+    }
+}
+
+/// The tags from the last video keyframe on, as slices of the chunks that carried them (SRS's `gop_cache`).
+///
+/// A new client gets these right after the sequence headers, so its decoder starts on a keyframe at
+/// once instead of waiting up to a GOP. Nothing is cached before the first keyframe (nor for audio-only
+/// streams), and the cache is dropped if it outgrows `byteLimit` (a file without regular keyframes).
+public struct GOPCache: Sendable {
+    public let byteLimit: Int
+    public private(set) var buffers: [ByteBuffer] = []
+    public private(set) var byteCount = 0
+    /// Timestamp of the cached keyframe.
+    public private(set) var startTimestamp: UInt32?
+
+    public init(byteLimit: Int = 64 << 20) {
+        self.byteLimit = byteLimit
+    }
+
+    public mutating func append(_ chunk: LiveChunk) {
+        if let start = chunk.fromKeyframe {
+            buffers = [start]
+            byteCount = start.readableBytes
+            startTimestamp = chunk.keyframeTimestamp
+        } else if !buffers.isEmpty, chunk.payload.readableBytes > 0 {
+            buffers.append(chunk.payload)
+            byteCount += chunk.payload.readableBytes
+        }
+        if byteCount > byteLimit {
+            buffers = []
+            byteCount = 0
+            startTimestamp = nil
+        }
+    }
+}
+
+/// HTTP/1.1 chunked framing (RFC 9112 §7.1).
+enum HTTPChunk {
+    /// `size-in-hex CRLF data CRLF` in one new buffer.
+    static func frame(_ data: ByteBuffer, allocator: ByteBufferAllocator) -> ByteBuffer {
+        let sizeLine = String(data.readableBytes, radix: 16) + "\r\n"
+        var framed = allocator.buffer(capacity: data.readableBytes + sizeLine.utf8.count + 2)
+        framed.writeString(sizeLine)
+        framed.writeImmutableBuffer(data)
+        framed.writeStaticString("\r\n")
+        return framed
+    }
+
+    static let last: ByteBuffer = ByteBuffer(string: "0\r\n\r\n")
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded toward zero.
+    var inMilliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+
+    /// Whole nanoseconds, rounded toward zero.
+    var inNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+
+    /// Seconds as a `Double`.
+    var inSeconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        self = .nanoseconds(duration.inNanoseconds)
+    }
+}
