@@ -14,11 +14,16 @@ let package = Package(
     products: [
         .library(name: "LivePlay", targets: ["LivePlay"]),
         .library(name: "LivePlayTesting", targets: ["LivePlayTesting"]),
+        .library(name: "LivePlayLab", targets: ["LivePlayLab"]),
         .executable(name: "liveplay", targets: ["liveplay"]),
+        .executable(name: "liveplay-lab", targets: ["liveplay-lab"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.25.0"),
     ],
     targets: [
         // C libraries, each imported by exactly one wrapper module.
@@ -37,9 +42,17 @@ let package = Package(
         .target(name: "LivePlayFLV", dependencies: ["LivePlayCore"], swiftSettings: swiftSettings),
         .target(
             name: "LivePlayTransport",
-            dependencies: ["LivePlayCore", "CRTMP"],
+            dependencies: [
+                "LivePlayCore", "LivePlayFLV", "CRTMP",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
+        .target(name: "LivePlayBuffering", dependencies: ["LivePlayCore"], swiftSettings: swiftSettings),
         .target(
             name: "LivePlayDecode",
             dependencies: ["LivePlayCore", "CFFmpeg"],
@@ -48,7 +61,7 @@ let package = Package(
         .target(
             name: "LivePlay",
             dependencies: [
-                "LivePlayCore", "LivePlayFLV", "LivePlayTransport", "LivePlayDecode",
+                "LivePlayCore", "LivePlayFLV", "LivePlayTransport", "LivePlayDecode", "LivePlayBuffering",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -69,7 +82,31 @@ let package = Package(
         ),
         .target(
             name: "LivePlayTesting",
-            dependencies: ["LivePlayCore", "LivePlayFLV"],
+            dependencies: [
+                "LivePlayCore", "LivePlayFLV", "LivePlayLab", "LivePlay",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // The stream lab: a live FLV server with a GOP cache and a TCP impairment proxy.
+        .target(
+            name: "LivePlayLab",
+            dependencies: [
+                "LivePlayFLV",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "liveplay-lab",
+            dependencies: [
+                "LivePlayLab",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -90,7 +127,24 @@ let package = Package(
         ),
         .testTarget(
             name: "LivePlayTransportTests",
-            dependencies: ["LivePlayTransport", "LivePlayTesting"],
+            dependencies: [
+                "LivePlayTransport", "LivePlayTesting", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LivePlayBufferingTests",
+            dependencies: ["LivePlayBuffering"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LivePlayLabTests",
+            dependencies: ["LivePlayLab", "LivePlayTesting", .product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LivePlayTests",
+            dependencies: ["LivePlay", "LivePlayTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,3 +1,5 @@
+import LivePlay
+
 /// Builds one JSON object with keys in insertion order, so output lines are stable byte for byte.
 struct JSONLine {
     private var text = "{"
@@ -25,6 +27,21 @@ struct JSONLine {
     mutating func add(_ key: String, _ value: Double) {
         appendKey(key)
         text += value.isFinite ? String(value) : "null"
+    }
+
+    /// A nested object of event parameters, keys sorted so the line is stable.
+    mutating func add(_ key: String, parameters: [String: PlayEventValue]) {
+        var nested = JSONLine()
+        for name in parameters.keys.sorted() {
+            switch parameters[name]! {
+            case .int(let value): nested.add(name, value)
+            case .double(let value): nested.add(name, value)
+            case .string(let value): nested.add(name, value)
+            case .bool(let value): nested.add(name, value)
+            }
+        }
+        appendKey(key)
+        text += nested.line
     }
 
     var line: String { text + "}" }

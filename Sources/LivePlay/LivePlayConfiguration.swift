@@ -1,0 +1,49 @@
+public import LivePlayDecode
+public import LivePlayTransport
+
+/// How a live stream is played: TXLivePlayConfig's fields under their own names, plus liveplay's.
+public struct LivePlayConfiguration: Sendable {
+    /// Reconnect attempts after a loss (`connectRetryCount`, default 3).
+    public var connectRetryCount: Int
+    /// Wait before each attempt (`connectRetryInterval`, default 3 s).
+    public var connectRetryInterval: Duration
+    /// Deliver `PLAY_EVT_GET_MESSAGE` (2012) for script-data messages (`enableMessage`).
+    public var enableMessage: Bool
+    /// Deliver `PLAY_EVT_GET_METADATA` (2028) for onMetaData (`enableMetaData`).
+    public var enableMetaData: Bool
+    /// Decode, or only demux (probe mode).
+    public var decodes: Bool
+    public var decoder: DecoderOptions
+    /// Timeouts, request headers, TLS.
+    public var transport: TransportOptions
+    /// Media arriving slower than this fraction of real time over ``lagWindow`` is reported as
+    /// `PLAY_WARNING_RECV_DATA_LAG` (2104).
+    public var lagThreshold: Double
+    public var lagWindow: Duration
+
+    public init(
+        connectRetryCount: Int = 3, connectRetryInterval: Duration = .seconds(3), enableMessage: Bool = false,
+        enableMetaData: Bool = false, decodes: Bool = true, decoder: DecoderOptions = DecoderOptions(),
+        transport: TransportOptions = TransportOptions(), lagThreshold: Double = 0.8, lagWindow: Duration = .seconds(3)
+    ) {
+        self.connectRetryCount = connectRetryCount
+        self.connectRetryInterval = connectRetryInterval
+        self.enableMessage = enableMessage
+        self.enableMetaData = enableMetaData
+        self.decodes = decodes
+        self.decoder = decoder
+        self.transport = transport
+        self.lagThreshold = lagThreshold
+        self.lagWindow = lagWindow
+    }
+}
+
+/// How a play session ended.
+public enum PlaybackOutcome: Sendable, Hashable {
+    /// The server ended the stream (`PLAY_EVT_PLAY_END`).
+    case ended
+    /// Stopped by the caller (cancellation, or the requested duration elapsed).
+    case stopped
+    /// Stopped by an error event (`PLAY_ERR_*`).
+    case failed(PlayEventCode)
+}

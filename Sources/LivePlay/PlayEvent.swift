@@ -1,0 +1,99 @@
+
+/// A TXLivePlayer event code: the documented number and symbol, exactly as Tencent's SDK spells them.
+public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: Int
+    public let symbol: String
+
+    public init(rawValue: Int) {
+        self.rawValue = rawValue
+        self.symbol = Self.known.first { $0.rawValue == rawValue }?.symbol ?? "PLAY_EVT_UNKNOWN_\(rawValue)"
+    }
+
+    private init(_ rawValue: Int, _ symbol: String) {
+        self.rawValue = rawValue
+        self.symbol = symbol
+    }
+
+    public var description: String { "\(rawValue) \(symbol)" }
+
+    /// Errors are negative; the player stops after one.
+    public var isError: Bool { rawValue < 0 }
+    /// Warnings are 2101–2199 and 3001–3099.
+    public var isWarning: Bool { (2101...2199).contains(rawValue) || (3001...3099).contains(rawValue) }
+
+    public static let connectSucceeded = PlayEventCode(2001, "PLAY_EVT_CONNECT_SUCC")
+    public static let rtmpStreamBegin = PlayEventCode(2002, "PLAY_EVT_RTMP_STREAM_BEGIN")
+    public static let receivedFirstKeyframe = PlayEventCode(2003, "PLAY_EVT_RCV_FIRST_I_FRAME")
+    public static let playBegin = PlayEventCode(2004, "PLAY_EVT_PLAY_BEGIN")
+    public static let playProgress = PlayEventCode(2005, "PLAY_EVT_PLAY_PROGRESS")
+    public static let playEnd = PlayEventCode(2006, "PLAY_EVT_PLAY_END")
+    public static let playLoading = PlayEventCode(2007, "PLAY_EVT_PLAY_LOADING")
+    public static let startVideoDecoder = PlayEventCode(2008, "PLAY_EVT_START_VIDEO_DECODER")
+    public static let changeResolution = PlayEventCode(2009, "PLAY_EVT_CHANGE_RESOLUTION")
+    public static let getMessage = PlayEventCode(2012, "PLAY_EVT_GET_MESSAGE")
+    public static let getMetadata = PlayEventCode(2028, "PLAY_EVT_GET_METADATA")
+
+    public static let videoDecodeFailed = PlayEventCode(2101, "PLAY_WARNING_VIDEO_DECODE_FAIL")
+    public static let audioDecodeFailed = PlayEventCode(2102, "PLAY_WARNING_AUDIO_DECODE_FAIL")
+    public static let reconnect = PlayEventCode(2103, "PLAY_WARNING_RECONNECT")
+    public static let receiveDataLag = PlayEventCode(2104, "PLAY_WARNING_RECV_DATA_LAG")
+    public static let videoPlayLag = PlayEventCode(2105, "PLAY_WARNING_VIDEO_PLAY_LAG")
+    public static let hardwareAccelerationFailed = PlayEventCode(2106, "PLAY_WARNING_HW_ACCELERATION_FAIL")
+    public static let videoDiscontinuity = PlayEventCode(2107, "PLAY_WARNING_VIDEO_DISCONTINUITY")
+    public static let dnsFailed = PlayEventCode(3001, "PLAY_WARNING_DNS_FAIL")
+    public static let serverConnectFailed = PlayEventCode(3002, "PLAY_WARNING_SEVER_CONN_FAIL")
+    public static let handshakeFailed = PlayEventCode(3003, "PLAY_WARNING_SHAKE_FAIL")
+    public static let serverDisconnected = PlayEventCode(3004, "PLAY_WARNING_SERVER_DISCONNECT")
+    public static let readWriteFailed = PlayEventCode(3005, "PLAY_WARNING_READ_WRITE_FAIL")
+
+    public static let networkDisconnected = PlayEventCode(-2301, "PLAY_ERR_NET_DISCONNECT")
+    public static let fileNotFound = PlayEventCode(-2303, "PLAY_ERR_FILE_NOT_FOUND")
+    public static let hevcDecodeFailed = PlayEventCode(-2304, "PLAY_ERR_HEVC_DECODE_FAIL")
+    public static let serverRefused = PlayEventCode(-2308, "PLAY_ERR_SERVER_REFUSED")
+
+    /// Every code liveplay can emit.
+    public static let known: [PlayEventCode] = [
+        connectSucceeded, rtmpStreamBegin, receivedFirstKeyframe, playBegin, playProgress, playEnd, playLoading,
+        startVideoDecoder, changeResolution, getMessage, getMetadata, videoDecodeFailed, audioDecodeFailed, reconnect,
+        receiveDataLag, videoPlayLag, hardwareAccelerationFailed, videoDiscontinuity, dnsFailed, serverConnectFailed,
+        handshakeFailed, serverDisconnected, readWriteFailed, networkDisconnected, fileNotFound, hevcDecodeFailed,
+        serverRefused,
+    ]
+}
+
+/// A parameter value of an event: what TXLivePlayer puts in its `NSDictionary`, typed.
+public enum PlayEventValue: Sendable, Hashable, CustomStringConvertible {
+    case int(Int64)
+    case double(Double)
+    case string(String)
+    case bool(Bool)
+
+    public var description: String {
+        switch self {
+        case .int(let value): String(value)
+        case .double(let value): String(value)
+        case .string(let value): value
+        case .bool(let value): String(value)
+        }
+    }
+}
+
+/// One event delivered to `onPlayEvent`: its code, a message for people, the time, and parameters under
+/// TXLivePlayer's keys (`EVT_PARAM1`, `EVT_PARAM2`, …) and liveplay's own (lowercase, documented).
+public struct PlayEvent: Sendable, Hashable {
+    public var code: PlayEventCode
+    /// `EVT_MSG`.
+    public var message: String
+    /// `EVT_TIME`: milliseconds since `startPlay`.
+    public var elapsedMilliseconds: Int64
+    public var parameters: [String: PlayEventValue]
+
+    public init(
+        _ code: PlayEventCode, _ message: String, elapsedMilliseconds: Int64, parameters: [String: PlayEventValue] = [:]
+    ) {
+        self.code = code
+        self.message = message
+        self.elapsedMilliseconds = elapsedMilliseconds
+        self.parameters = parameters
+    }
+}

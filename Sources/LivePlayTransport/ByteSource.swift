@@ -1,0 +1,108 @@
+import Foundation
+import LivePlayCore
+
+/// What a connection reports on its way to, and while, delivering media.
+public enum TransportEvent: Sendable, Hashable {
+    /// TCP (and TLS, for HTTPS) is up to `serverAddress` (`"ip:port"`, with `[]` around IPv6).
+    case connected(serverAddress: String)
+    /// The server started the stream (RTMP `NetStream.Play.Start` or StreamBegin).
+    case streamBegin
+    /// FLV bytes, in order; the first chunk starts with the FLV header.
+    case bytes([UInt8])
+}
+
+/// One connection attempt of a ``ByteSource``: pull-based, so bytes have backpressure.
+///
+/// Nothing happens until the first ``next()``. It returns `nil` only when the stream *finished by
+/// design* (an HTTP body with a Content-Length fully read; RTMP Play.Stop, Play.Complete or
+/// UnpublishNotify). Every other end — the server closing a live stream, a socket error, silence — is
+/// thrown as a ``TransportError``, so the caller can take the reconnect path. Cancelling the calling
+/// task interrupts a pending ``next()``; ``close()`` releases the connection and is idempotent.
+public protocol ByteConnection: AnyObject {
+    func next() async throws(TransportError) -> TransportEvent?
+    func close() async
+}
+
+/// A place FLV bytes come from: a URL of some transport, or a file.
+public protocol ByteSource: Sendable {
+    /// A new, not yet started, connection attempt.
+    func makeConnection() -> any ByteConnection
+}
+
+/// Settings every network transport honours.
+public struct TransportOptions: Sendable, Hashable {
+    /// Deadline for resolving the host name.
+    public var resolveTimeout: Duration
+    /// Deadline for the TCP (and TLS) connection.
+    public var connectTimeout: Duration
+    /// Deadline for the protocol handshake up to the first media (RTMP handshake, connect, play; HTTP headers).
+    public var handshakeTimeout: Duration
+    /// A connection that delivers no bytes this long (TCP open, server silent) counts as lost.
+    public var noDataTimeout: Duration
+    /// Media seconds per wall second below which, sustained over ``goodputWindow``, the link counts as lost.
+    public var minimumGoodput: Double
+    public var goodputWindow: Duration
+    /// Request headers (HTTP-FLV), in order: Referer, User-Agent, Cookie and whatever a CDN demands.
+    public var headers: [HTTPHeaderField]
+    /// Accept self-signed or otherwise unverifiable TLS certificates (testing only).
+    public var allowsInsecureTLS: Bool
+    /// RTMP buffer length announced to the server.
+    public var rtmpBufferLength: Duration
+
+    public init(
+        resolveTimeout: Duration = .seconds(5), connectTimeout: Duration = .seconds(5),
+        handshakeTimeout: Duration = .seconds(10), noDataTimeout: Duration = .seconds(5),
+        minimumGoodput: Double = 0.1, goodputWindow: Duration = .seconds(10), headers: [HTTPHeaderField] = [],
+        allowsInsecureTLS: Bool = false, rtmpBufferLength: Duration = .milliseconds(1000)
+    ) {
+        self.resolveTimeout = resolveTimeout
+        self.connectTimeout = connectTimeout
+        self.handshakeTimeout = handshakeTimeout
+        self.noDataTimeout = noDataTimeout
+        self.minimumGoodput = minimumGoodput
+        self.goodputWindow = goodputWindow
+        self.headers = headers
+        self.allowsInsecureTLS = allowsInsecureTLS
+        self.rtmpBufferLength = rtmpBufferLength
+    }
+}
+
+/// One request header.
+public struct HTTPHeaderField: Sendable, Hashable {
+    public var name: String
+    public var value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+
+    /// Parses `"Name: value"`, as `--header` takes it.
+    public init?(parsing line: String) {
+        guard let colon = line.firstIndex(of: ":") else { return nil }
+        let name = line[..<colon].trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty, name.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else { return nil }
+        self.name = name
+        self.value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    }
+}
+
+/// Chooses the transport a URL names.
+public enum StreamURL {
+    public enum Kind: String, Sendable, CaseIterable {
+        case httpFLV = "http-flv"
+        case rtmp
+        case file
+    }
+
+    /// `http(s)://…` is HTTP-FLV, `rtmp(s|t|e)://…` RTMP, a path or `file://` a local file.
+    public static func kind(of url: String) throws(TransportError) -> Kind {
+        let lower = url.lowercased()
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return .httpFLV }
+        if ["rtmp://", "rtmps://", "rtmpt://", "rtmpe://", "rtmpte://"].contains(where: lower.hasPrefix) {
+            return .rtmp
+        }
+        if lower.hasPrefix("file://") || !lower.contains("://") { return .file }
+        throw TransportError(.invalidURL, "unsupported URL scheme in \(Redaction.url(url))")
+    }
+}

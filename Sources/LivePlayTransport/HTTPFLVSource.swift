@@ -1,0 +1,226 @@
+public import AsyncHTTPClient
+import Foundation
+public import Logging
+import LivePlayCore
+import NIOCore
+import NIOPosix
+import NIOSSL
+
+/// HTTP(S)-FLV through AsyncHTTPClient: chunked or close-delimited bodies, redirects, TLS, custom
+/// headers, connect / handshake / no-data timeouts.
+///
+/// A response with a `Content-Length` that is read to the end is a finished file (`next()` returns
+/// `nil`); a live body that ends is the server closing the stream (`.serverClosed`). Non-2xx statuses
+/// are `.httpStatus` errors carrying the status.
+public struct HTTPFLVSource: ByteSource {
+    public let url: String
+    public let options: TransportOptions
+    private let client: HTTPClient
+    private let logger: Logger
+
+    /// - Parameter client: made with ``HTTPFLVSource/clientConfiguration(_:)`` and owned by the caller,
+    ///   which shuts it down (`HTTPClient.withHTTPClient`).
+    public init(url: String, options: TransportOptions, client: HTTPClient, logger: Logger) {
+        self.url = url
+        self.options = options
+        self.client = client
+        self.logger = logger
+    }
+
+    /// The client configuration these options need: timeouts, redirects, TLS verification.
+    public static func clientConfiguration(_ options: TransportOptions) -> HTTPClient.Configuration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if options.allowsInsecureTLS { tls.certificateVerification = .none }
+        var configuration = HTTPClient.Configuration(
+            tlsConfiguration: tls,
+            redirectConfiguration: .follow(max: 5, allowCycles: false),
+            timeout: .init(connect: .nanoseconds(options.connectTimeout.nanoseconds),
+                read: .nanoseconds(options.noDataTimeout.nanoseconds)),
+            decompression: .disabled)
+        configuration.httpVersion = .http1Only
+        // The player has its own reconnect policy with documented events; a refused connection must
+        // surface at once, not after AsyncHTTPClient's own retries use up the connect timeout.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return configuration
+    }
+
+    public func makeConnection() -> any ByteConnection {
+        HTTPFLVConnection(source: self)
+    }
+
+    fileprivate func request() -> HTTPClientRequest {
+        var request = HTTPClientRequest(url: url)
+        request.method = .GET
+        for field in options.headers { request.headers.add(name: field.name, value: field.value) }
+        if !request.headers.contains(name: "User-Agent") { request.headers.add(name: "User-Agent", value: "liveplay") }
+        return request
+    }
+
+    fileprivate var httpClient: HTTPClient { client }
+    fileprivate var log: Logger { logger }
+}
+
+private final class HTTPFLVConnection: ByteConnection {
+    private enum State {
+        case idle
+        case connected(HTTPClientResponse.Body.AsyncIterator, expectedLength: Int?)
+        case finished
+    }
+
+    private let source: HTTPFLVSource
+    private var state = State.idle
+    private var received = 0
+
+    init(source: HTTPFLVSource) {
+        self.source = source
+    }
+
+    func next() async throws(TransportError) -> TransportEvent? {
+        switch state {
+        case .idle:
+            return try await open()
+        case .connected(let iterator, let expectedLength):
+            let chunk: ByteBuffer?
+            let advanced: HTTPClientResponse.Body.AsyncIterator
+            do {
+                (chunk, advanced) = try await Self.read(iterator, within: source.options.noDataTimeout)
+            } catch {
+                state = .finished
+                throw Self.map(error, connected: true)
+            }
+            let iterator = advanced
+            guard let chunk else {
+                state = .finished
+                if let expectedLength, received >= expectedLength { return nil }
+                throw TransportError(.serverClosed, "the server ended the live HTTP body after \(received) bytes")
+            }
+            state = .connected(iterator, expectedLength: expectedLength)
+            received += chunk.readableBytes
+            return .bytes(Array(chunk.readableBytesView))
+        case .finished:
+            return nil
+        }
+    }
+
+    func close() async {
+        state = .finished
+    }
+
+    /// The next body chunk, or `.noData` when none arrives in time. AsyncHTTPClient's idle-read timeout
+    /// does not cover a streamed body, so the read races a timer; the loser is cancelled.
+    private static func read(
+        _ iterator: HTTPClientResponse.Body.AsyncIterator, within timeout: Duration
+    ) async throws -> (ByteBuffer?, HTTPClientResponse.Body.AsyncIterator) {
+        let box = IteratorBox(iterator)
+        let chunk = try await withThrowingTaskGroup(of: ReadResult.self) { group in
+            group.addTask { .chunk(try await box.next()) }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return .timedOut
+            }
+            defer { group.cancelAll() }
+            guard case .chunk(let chunk) = try await group.next() else {
+                throw TransportError(.noData, "no bytes for \(timeout)")
+            }
+            return chunk
+        }
+        return (chunk, box.iterator)
+    }
+
+    private func open() async throws(TransportError) -> TransportEvent {
+        let request = source.request()
+        let redacted = Redaction.url(source.url)
+        source.log.debug("HTTP-FLV request", metadata: ["url": "\(redacted)"])
+        let response: HTTPClientResponse
+        do {
+            response = try await source.httpClient.execute(
+                request, deadline: .now() + .nanoseconds(source.options.handshakeTimeout.nanoseconds),
+                logger: source.log)
+        } catch {
+            state = .finished
+            throw Self.map(error, connected: false)
+        }
+        guard (200..<300).contains(response.status.code) else {
+            state = .finished
+            let code = Int(response.status.code)
+            throw TransportError(
+                .httpStatus, "HTTP \(code) \(response.status.reasonPhrase) for \(redacted)", httpStatus: code)
+        }
+        let length = response.headers.first(name: "Content-Length").flatMap { Int($0) }
+        state = .connected(response.body.makeAsyncIterator(), expectedLength: length)
+        return .connected(serverAddress: Self.serverAddress(response.url ?? URL(string: source.url)))
+    }
+
+    /// `host:port` of the URL that finally answered (after redirects).
+    private static func serverAddress(_ url: URL?) -> String {
+        guard let url, let host = url.host else { return "" }
+        let port = url.port ?? (url.scheme == "https" ? 443 : 80)
+        return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+
+    /// Sorts AsyncHTTPClient's and SwiftNIO's errors into the stages TXLivePlayer reports.
+    static func map(_ error: any Error, connected: Bool) -> TransportError {
+        if let error = error as? TransportError { return error }
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .connectTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout:
+                return TransportError(.connectFailed, "\(error)")
+            case .deadlineExceeded:
+                return TransportError(.handshakeFailed, "no HTTP response within the handshake deadline")
+            case .readTimeout:
+                return TransportError(.noData, "no bytes within the no-data timeout")
+            case .remoteConnectionClosed:
+                return TransportError(connected ? .serverClosed : .handshakeFailed, "the server closed the connection")
+            case .invalidURL, .emptyHost, .emptyScheme:
+                return TransportError(.invalidURL, "\(error)")
+            case .redirectLimitReached, .redirectCycleDetected:
+                return TransportError(.handshakeFailed, "\(error)")
+            default:
+                return TransportError(connected ? .readFailed : .connectFailed, "\(error)")
+            }
+        }
+        if let error = error as? NIOConnectionError {
+            let resolved = error.dnsAError == nil || error.dnsAAAAError == nil
+            if !resolved && error.connectionErrors.isEmpty {
+                return TransportError(.dnsFailed, "cannot resolve \(error.host)")
+            }
+            return TransportError(.connectFailed, "cannot connect to \(error.host):\(error.port)")
+        }
+        if error is SocketAddressError {
+            return TransportError(.dnsFailed, "\(error)")
+        }
+        if error is NIOSSLError || error is BoringSSLError {
+            return TransportError(.connectFailed, "TLS: \(error)")
+        }
+        if case .connectTimeout = error as? ChannelError {
+            return TransportError(.connectFailed, "\(error)")
+        }
+        return TransportError(connected ? .readFailed : .connectFailed, "\(error)")
+    }
+}
+
+private enum ReadResult: Sendable {
+    case chunk(ByteBuffer?)
+    case timedOut
+}
+
+/// Carries the body iterator into the reading child task. Only one task touches it at a time: the
+/// child while the group runs, the connection after the group (which awaits all children) returns.
+private final class IteratorBox: @unchecked Sendable {
+    var iterator: HTTPClientResponse.Body.AsyncIterator
+
+    init(_ iterator: HTTPClientResponse.Body.AsyncIterator) {
+        self.iterator = iterator
+    }
+
+    func next() async throws -> ByteBuffer? {
+        try await iterator.next()
+    }
+}
+
+extension Duration {
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

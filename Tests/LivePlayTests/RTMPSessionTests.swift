@@ -1,0 +1,78 @@
+import Foundation
+import LivePlay
+import LivePlayTesting
+import Testing
+
+/// RTMP end to end through ``LiveSession`` against Debian's nginx with its RTMP module, ffmpeg publishing.
+@Suite(.serialized) struct RTMPSessionTests {
+    /// nginx-rtmp and a publisher, or `nil` with the reason recorded (a failure under CI).
+    static func start() throws -> (NginxRTMPServer, FFmpegPublisher, String)? {
+        if let reason = NginxRTMPServer.unavailableReason {
+            if ProcessInfo.processInfo.environment["CI"] == "true" {
+                Issue.record("nginx-rtmp is required under CI: \(reason)")
+            }
+            return nil
+        }
+        let server = try NginxRTMPServer()
+        let url = "rtmp://127.0.0.1:\(server.port)/live/test-\(UUID().uuidString.prefix(8))"
+        let publisher = try FFmpegPublisher(file: try Fixture.h264AAC.path(), url: url)
+        return (server, publisher, url)
+    }
+
+    static let configuration = LivePlayConfiguration(
+        connectRetryCount: 10, connectRetryInterval: .milliseconds(200),
+        transport: TransportOptions(connectTimeout: .seconds(2), handshakeTimeout: .seconds(5), noDataTimeout: .seconds(3)))
+
+    @Test func eventsArriveInTheDocumentedOrderAndFramesDecode() async throws {
+        guard let (server, publisher, url) = try Self.start() else { return }
+        defer {
+            publisher.stop()
+            server.stop()
+        }
+        // Retries cover the moment before ffmpeg has published.
+        let recording = await SessionRecording.record(url, configuration: Self.configuration, limit: .seconds(20)) {
+            $0.code == .playBegin
+        }
+        let codes = recording.codes.filter { ![2103, 3002, 3003, 3004, 2104].contains($0) }
+        let order = [2001, 2002, 2003, 2004].compactMap { codes.firstIndex(of: $0) }
+        #expect(order.count == 4, "\(recording.codes)")
+        #expect(order == order.sorted(), "documented order 2001, 2002, 2003, 2004: \(recording.codes)")
+        #expect(recording.first(.changeResolution)?.parameters["EVT_PARAM1"] == .int(320))
+        let connected = try #require(recording.events.last { $0.code == .connectSucceeded })
+        let keyframe = try #require(recording.first(.receivedFirstKeyframe))
+        // nginx has no GOP cache: the first keyframe comes within one GOP (1 s) plus margin.
+        #expect(keyframe.elapsedMilliseconds - connected.elapsedMilliseconds < 2500)
+        print("RTMP timing: startPlay→2001 \(connected.elapsedMilliseconds) ms, →2003 \(keyframe.elapsedMilliseconds) ms")
+    }
+
+    @Test func thePublisherStoppingIsPlayEnd() async throws {
+        guard let (server, publisher, url) = try Self.start() else { return }
+        defer { server.stop() }
+        let recording = await SessionRecording.record(
+            url, configuration: Self.configuration, limit: .seconds(20),
+            script: { probe in
+                await probe.wait(for: .playBegin, timeout: .seconds(15))
+                publisher.stop()
+            })
+        #expect(recording.codes.contains(2004))
+        #expect(recording.codes.last == 2006, "\(recording.codes)")
+        #expect(recording.outcome == .ended)
+    }
+
+    @Test func nginxKilledMidStreamIsADisconnectNotAnEnd() async throws {
+        guard let (server, publisher, url) = try Self.start() else { return }
+        defer { publisher.stop() }
+        var configuration = Self.configuration
+        let recording = await SessionRecording.record(
+            url, configuration: { configuration.connectRetryCount = 2; return configuration }(), limit: .seconds(20),
+            script: { probe in
+                await probe.wait(for: .playBegin, timeout: .seconds(15))
+                server.kill()
+            })
+        let codes = recording.codes
+        let afterBegin = Array(codes.drop { $0 != 2004 })
+        #expect(afterBegin.contains(3004), "\(codes)")
+        #expect(!afterBegin.contains(2006))
+        #expect(codes.last == -2301)
+    }
+}

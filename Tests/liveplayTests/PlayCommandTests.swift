@@ -1,0 +1,59 @@
+import Foundation
+import LivePlayTesting
+import Testing
+
+@testable import liveplay
+
+@Suite struct PlayCommandTests {
+    struct EventLine: Decodable {
+        var time_ms: Int64
+        var code: Int
+        var symbol: String
+        var message: String
+    }
+
+    static func events(_ output: ExternalTool.Output) throws -> [EventLine] {
+        try output.text.split(separator: "\n").map { try JSONDecoder().decode(EventLine.self, from: Data($0.utf8)) }
+    }
+
+    /// DNS failure without sending a query anywhere: the player runs in a fresh network namespace with no
+    /// interfaces up, so the resolver fails locally (`unshare -n`, root only).
+    @Test(arguments: ["http://nonexistent.invalid/live.flv", "rtmp://nonexistent.invalid/live/stream"])
+    func anUnknownHostIsADNSFailureThenRetriesThenDisconnect(_ url: String) throws {
+        guard getuid() == 0, let unshare = ExternalTool.find("unshare") else {
+            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("needs root and unshare under CI") }
+            return
+        }
+        let output = try ExternalTool.run(
+            unshare, ["-n", Binary.path, url, "--json", "--retries", "1", "--retry-interval", "0.1"])
+        let events = try Self.events(output)
+        #expect(events.map(\.code) == [3001, 2103, 3001, -2301])
+        #expect(events.map(\.symbol) == [
+            "PLAY_WARNING_DNS_FAIL", "PLAY_WARNING_RECONNECT", "PLAY_WARNING_DNS_FAIL", "PLAY_ERR_NET_DISCONNECT",
+        ])
+        #expect(output.status == ExitStatus.playbackError)
+        // Each lookup fails locally; generous bound.
+        #expect(events.last!.time_ms < 30_000)
+    }
+
+    @Test func secretsStayOutOfTheOutput() throws {
+        let (socket, port) = try LoopbackSocket.listen()
+        close(socket)
+        let url = "http://127.0.0.1:\(port)/live.flv?txSecret=hunter2&txTime=abc"
+        let output = try Binary.run([url, "--retries", "0"])
+        #expect(output.status == ExitStatus.playbackError)
+        let everything = output.text + output.standardError
+        #expect(everything.contains("txSecret=***"))
+        #expect(!everything.contains("hunter2"))
+        #expect(everything.contains("PLAY_WARNING_SEVER_CONN_FAIL"))
+    }
+
+    @Test func optionsAreValidated() throws {
+        #expect(try Binary.run(["http://127.0.0.1:1/x.flv", "--header", "no colon"]).status == ExitStatus.usage)
+        #expect(try Binary.run(["http://127.0.0.1:1/x.flv", "--retries", "11"]).status == ExitStatus.usage)
+        let help = LivePlayCommand.helpMessage(for: PlayCommand.self)
+        for option in ["--json", "--duration", "--retries", "--retry-interval", "--header", "--insecure"] {
+            #expect(help.contains(option), "help lacks \(option)")
+        }
+    }
+}
