@@ -33,6 +33,8 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     private var sawKeyframe = false
     private var sawFrame = false
     private var sawMedia = false
+    /// The server began the stream (RTMP) or sent its first bytes (HTTP): past the handshake.
+    private var streaming = false
     /// The header or metadata announced video: playback begins with the first picture, not the first sound.
     private var expectsVideo = false
     private var goodput: GoodputMeter
@@ -151,6 +153,9 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             if (400..<500).contains(status) { return fail(.serverRefused, error.message) }
             report(.serverConnectFailed, error.message, ["http_status": .int(Int64(status))])
         case .invalidURL: return fail(.fileNotFound, error.message)
+        case .protocolViolation where !streaming:
+            // Garbage or a hostile message before the stream began: the handshake failed.
+            report(.handshakeFailed, error.message, ["reason": .string(error.code.rawValue)])
         default: report(.readWriteFailed, error.message)
         }
         return nil
@@ -161,6 +166,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         sawKeyframe = false
         sawFrame = false
         sawMedia = false
+        streaming = false
         expectsVideo = false
         lagging = false
         goodput.reset()
@@ -174,8 +180,10 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         case .connected(let serverAddress):
             report(.connectSucceeded, "connected to \(serverAddress)", ["SERVER_IP": .string(serverAddress)])
         case .streamBegin:
+            streaming = true
             report(.rtmpStreamBegin, "the server started the stream")
         case .bytes(let bytes):
+            streaming = true
             demuxer.append(bytes)
             do {
                 while let element = try demuxer.nextElement() { handle(element) }

@@ -38,6 +38,7 @@ import Testing
         // The cache starts at a keyframe: it is the first video packet, well under a GOP (1 s) later.
         #expect(keyframe.elapsedMilliseconds - connected.elapsedMilliseconds < 500)
         #expect(recording.codes.last == 2004)
+        print("HTTP-FLV lab timing: startPlay→2001 \(connected.elapsedMilliseconds) ms, →2003 \(keyframe.elapsedMilliseconds) ms")
     }
 
     @Test func aServerThatComesBackWithinTheRetryWindowResumesPlayback() async throws {

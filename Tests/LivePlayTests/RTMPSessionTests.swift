@@ -76,3 +76,60 @@ import Testing
         #expect(codes.last == -2301)
     }
 }
+
+/// RTMP faults as the player reports them: each attempt's warning, the retries, then the final error.
+@Suite struct RTMPFaultSessionTests {
+    static let configuration = LivePlayConfiguration(
+        connectRetryCount: 1, connectRetryInterval: .milliseconds(100),
+        transport: TransportOptions(connectTimeout: .seconds(1), handshakeTimeout: .seconds(2), noDataTimeout: .seconds(2)))
+
+    @Test func garbageInsteadOfTheHandshakeIsAHandshakeFailure() async throws {
+        let server = try MisbehavingServer(.garbage(Array(repeating: 0x5A, count: 4096)))
+        defer { server.stop() }
+        let recording = await SessionRecording.record(
+            "rtmp://127.0.0.1:\(server.port)/live/x", configuration: Self.configuration)
+        // TCP connects (2001), then the handshake fails (3003), on each attempt.
+        #expect(recording.codes == [2001, 3003, 2103, 2001, 3003, -2301])
+        #expect(recording.events[2].parameters["EVT_PARAM1"] == .int(1))
+    }
+
+    @Test func aTrickledHandshakeFailsAtTheHandshakeDeadline() async throws {
+        let server = try MisbehavingServer(.trickle(interval: .seconds(2)))
+        defer { server.stop() }
+        var configuration = Self.configuration
+        configuration.connectRetryCount = 0
+        let recording = await SessionRecording.record("rtmp://127.0.0.1:\(server.port)/live/x", configuration: configuration)
+        #expect(recording.codes == [2001, 3003, -2301])
+        let failure = try #require(recording.first(.handshakeFailed))
+        #expect(failure.elapsedMilliseconds >= 1500 && failure.elapsedMilliseconds < 5000)
+    }
+
+    @Test func anAMFBombIsACleanErrorNotACrash() async throws {
+        let server = try MisbehavingServer(.handshakeThen(RTMPChunkWriter.amfBomb(depth: 100_000)))
+        defer { server.stop() }
+        var configuration = Self.configuration
+        configuration.connectRetryCount = 0
+        let recording = await SessionRecording.record("rtmp://127.0.0.1:\(server.port)/live/x", configuration: configuration)
+        #expect(recording.codes == [2001, 3003, -2301])
+        let failure = try #require(recording.first(.handshakeFailed))
+        #expect(failure.parameters["reason"] == .string("protocol_violation"))
+        // 100,000 nested objects exceed the command size cap before any AMF is decoded.
+        #expect(failure.message.contains("limit"), "\(failure.message)")
+    }
+
+    @Test func aDeepCommandUnderTheSizeCapStopsAtTheAMFDepthLimit() async throws {
+        let server = try MisbehavingServer(.handshakeThen(RTMPChunkWriter.amfBomb(depth: 2_000)))
+        defer { server.stop() }
+        var configuration = Self.configuration
+        configuration.connectRetryCount = 0
+        let recording = await SessionRecording.record("rtmp://127.0.0.1:\(server.port)/live/x", configuration: configuration)
+        #expect(recording.codes == [2001, 3003, -2301])
+        #expect(recording.first(.handshakeFailed)?.parameters["reason"] == .string("protocol_violation"))
+    }
+
+    @Test func aRefusedPortIsAServerConnectionFailure() async throws {
+        let port = try LoopbackPort.free()
+        let recording = await SessionRecording.record("rtmp://127.0.0.1:\(port)/live/x", configuration: Self.configuration)
+        #expect(recording.codes == [3002, 2103, 3002, -2301])
+    }
+}
