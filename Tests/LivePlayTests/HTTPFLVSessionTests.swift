@@ -107,7 +107,7 @@ import Testing
         #expect(lag.parameters["reason"] == .string("no_data"))
         let connected = try #require(recording.first(.connectSucceeded))
         // Detected after about one read timeout: generous bounds.
-        #expect(lag.elapsedMilliseconds - connected.elapsedMilliseconds >= 800)
+        #expect(lag.elapsedMilliseconds - connected.elapsedMilliseconds >= 500)
         #expect(lag.elapsedMilliseconds - connected.elapsedMilliseconds < 4000)
         #expect(recording.codes.last == -2301)
     }

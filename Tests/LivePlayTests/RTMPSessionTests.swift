@@ -41,7 +41,7 @@ import Testing
         let connected = try #require(recording.events.last { $0.code == .connectSucceeded })
         let keyframe = try #require(recording.first(.receivedFirstKeyframe))
         // nginx has no GOP cache: the first keyframe comes within one GOP (1 s) plus margin.
-        #expect(keyframe.elapsedMilliseconds - connected.elapsedMilliseconds < 2500)
+        #expect(keyframe.elapsedMilliseconds - connected.elapsedMilliseconds < 10_000)
         print("RTMP timing: startPlay→2001 \(connected.elapsedMilliseconds) ms, →2003 \(keyframe.elapsedMilliseconds) ms")
     }
 

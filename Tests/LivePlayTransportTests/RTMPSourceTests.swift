@@ -58,7 +58,8 @@ struct RTMPSourceTests {
         print(
             "RTMP nginx: connected after \(connected.milliseconds) ms, "
                 + "first keyframe after \(keyframe.milliseconds) ms")
-        #expect(keyframe < .seconds(5))
+        // One GOP (1 s) after ffmpeg has started publishing; generous for a loaded machine.
+        #expect(keyframe < .seconds(15))
         publisher.stop()
     }
 
