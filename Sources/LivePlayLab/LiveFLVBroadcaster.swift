@@ -12,6 +12,7 @@ final class LiveFLVBroadcaster {
     private let logger: Logger
     private let allocator = ByteBufferAllocator()
     private var schedule: LiveFLVSchedule
+    private var clockSchedule: WallClockSchedule?
     private var cache = GOPCache()
     private var startTime = NIODeadline.now()
     private var timer: Scheduled<Void>?
@@ -30,6 +31,7 @@ final class LiveFLVBroadcaster {
         self.counters = counters
         self.logger = logger
         self.schedule = LiveFLVSchedule(program: program, loops: configuration.loops)
+        self.clockSchedule = configuration.wallClockInterval.map(WallClockSchedule.init(interval:))
     }
 
     func start() {
@@ -43,14 +45,20 @@ final class LiveFLVBroadcaster {
         timer = nil
     }
 
-    /// Sends everything due, then sleeps until the next tag is due (at least one tick interval).
+    /// Sends everything due (media, then a wall-clock stamp if one is due), then sleeps until the next
+    /// tag or stamp is due (at least one tick interval).
     private func tick() {
         guard !stopped else { return }
+        // Both clocks are read together, so a stamp pairs one instant's wall time and stream time.
         let now = NIODeadline.now()
+        let wallClockMs = clockSchedule == nil ? 0 : configuration.wallClock()
+        let elapsed = Duration.nanoseconds((now - startTime).nanoseconds)
         let loopsBefore = schedule.completedLoops
-        let emissions = schedule.due(at: .nanoseconds((now - startTime).nanoseconds))
-        if !emissions.isEmpty {
-            let chunk = LiveChunk(program: program, emissions: emissions, allocator: allocator)
+        let emissions = schedule.due(at: elapsed)
+        let stamp = clockSchedule?.tick(
+            at: elapsed, streamMs: schedule.timestamp(at: elapsed), wallClockMs: wallClockMs)
+        if !emissions.isEmpty || stamp != nil {
+            let chunk = LiveChunk(program: program, emissions: emissions, clockStamp: stamp, allocator: allocator)
             if configuration.gopCache {
                 cache.append(chunk)
             }
@@ -60,6 +68,7 @@ final class LiveFLVBroadcaster {
             let loops = schedule.completedLoops
             counters.withLock {
                 $0.tagsSent += emissions.count
+                $0.clockStampsSent += stamp == nil ? 0 : 1
                 $0.completedLoops = loops
             }
             if loops != loopsBefore {
@@ -73,12 +82,14 @@ final class LiveFLVBroadcaster {
             }
             return
         }
+        let nextWake = clockSchedule.map { min(nextDue, $0.nextDue) } ?? nextDue
         let deadline = max(
-            startTime + TimeAmount(nextDue), now + TimeAmount(configuration.tickInterval))
+            startTime + TimeAmount(nextWake), now + TimeAmount(configuration.tickInterval))
         timer = loop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in tick() }
     }
 
-    /// Starts a session: stream header, metadata and sequence headers, then (if asked) the GOP cache.
+    /// Starts a session: stream header, metadata and sequence headers, then (if asked) the GOP cache, then
+    /// the latest tick's wall-clock stamp, so a player can measure latency before the next periodic one.
     /// The start goes to the session's loop before any later chunk does, so nothing is lost or doubled.
     func subscribe(_ session: NIOLoopBound<LiveFLVHTTPHandler>, useCache: Bool) {
         let cached = useCache && configuration.gopCache ? cache.buffers : []
@@ -95,7 +106,9 @@ final class LiveFLVBroadcaster {
         if let audio = program.audioSequenceHeader {
             FLVTagWriter.write(type: 8, timestamp: timestamp, body: audio, into: &head)
         }
-        let initial = [head] + cached
+        // The stamp goes last: its stream time is the latest tick's, at or after every cached tag.
+        let stamp = self.finished ? nil : clockSchedule?.latest
+        let initial = [head] + cached + (stamp.map { [$0.tag(allocator: allocator)] } ?? [])
         let finished = finished
         guard let hub = hubs[ObjectIdentifier(session.eventLoop)] else { return }
         session.eventLoop.execute {

@@ -41,6 +41,12 @@ public struct LiveFLVSchedule: Sendable {
         return .milliseconds(dueMilliseconds(nextIndex))
     }
 
+    /// The stream timestamp due at `elapsed`: every tag sent by then has one at most this, every later
+    /// tag one above it (for files in timestamp order).
+    public func timestamp(at elapsed: Duration) -> UInt32 {
+        UInt32(truncatingIfNeeded: Int64(firstTimestamp) + elapsed.inMilliseconds)
+    }
+
     /// Every tag due at `elapsed` (time since the stream started), in file order.
     public mutating func due(at elapsed: Duration) -> [Emission] {
         let now = elapsed.inMilliseconds
@@ -64,19 +70,30 @@ public struct LiveFLVSchedule: Sendable {
 }
 
 /// One tick's worth of tags, serialised once and shared by every client.
+///
+/// A wall-clock stamp, when the tick has one, is the last tag: it is for live clients only, so the GOP
+/// cache takes just the media part (``media``, ``mediaFromKeyframe``) and never replays a stale stamp.
 public struct LiveChunk: Sendable {
-    /// The tags as FLV bytes.
+    /// The tags as FLV bytes: the media tags, then the stamp if there is one.
     public var payload: ByteBuffer
     /// The same bytes framed as one HTTP/1.1 chunk (RFC 9112 §7.1), for chunked clients.
     public var chunkedPayload: ByteBuffer
     /// Offset in `payload` of the last video keyframe in this chunk, if there is one.
     public var keyframeOffset: Int?
     public var keyframeTimestamp: UInt32?
+    /// Media tags in `payload` (the stamp not counted).
     public var tagCount: Int
+    /// Bytes of `payload` taken by media tags; the stamp follows them.
+    public var mediaByteCount: Int
+    public var clockStamp: WallClockStamp?
 
-    /// Serialises `emissions` of `program` with their rewritten timestamps.
-    public init(program: LiveFLVProgram, emissions: [LiveFLVSchedule.Emission], allocator: ByteBufferAllocator) {
-        let size = emissions.reduce(0) {
+    /// Serialises `emissions` of `program` with their rewritten timestamps, then `clockStamp`.
+    public init(
+        program: LiveFLVProgram, emissions: [LiveFLVSchedule.Emission], clockStamp: WallClockStamp? = nil,
+        allocator: ByteBufferAllocator
+    ) {
+        let stampTag = clockStamp?.tag(allocator: allocator)
+        let size = emissions.reduce(stampTag?.readableBytes ?? 0) {
             $0 + FLVTagWriter.byteCount(bodySize: program.tags[$1.index].body.readableBytes)
         }
         var payload = allocator.buffer(capacity: size)
@@ -90,24 +107,41 @@ public struct LiveChunk: Sendable {
             }
             FLVTagWriter.write(type: tag.type, timestamp: emission.timestamp, body: tag.body, into: &payload)
         }
+        self.mediaByteCount = payload.writerIndex
+        if let stampTag {
+            payload.writeImmutableBuffer(stampTag)
+        }
         self.payload = payload
         self.chunkedPayload = HTTPChunk.frame(payload, allocator: allocator)
         self.keyframeOffset = keyframeOffset
         self.keyframeTimestamp = keyframeTimestamp
         self.tagCount = emissions.count
+        self.clockStamp = clockStamp
     }
 
-    /// The bytes from the keyframe on, for a client that resumes at a keyframe.
+    /// The bytes from the keyframe on (stamp included), for a live client that resumes at a keyframe.
     public var fromKeyframe: ByteBuffer? {
         keyframeOffset.map { payload.getSlice(at: $0, length: payload.writerIndex - $0)! }
     }
+
+    /// The media tags without the stamp.
+    public var media: ByteBuffer {
+        payload.getSlice(at: payload.readerIndex, length: mediaByteCount - payload.readerIndex)!
+    }
+
+    /// The media tags from the keyframe on, without the stamp: what the GOP cache keeps.
+    public var mediaFromKeyframe: ByteBuffer? {
+        keyframeOffset.map { payload.getSlice(at: $0, length: mediaByteCount - $0)! }
+    }
 }
 
-/// The tags from the last video keyframe on, as slices of the chunks that carried them (SRS's `gop_cache`).
+/// The media tags from the last video keyframe on, as slices of the chunks that carried them (SRS's `gop_cache`).
 ///
 /// A new client gets these right after the sequence headers, so its decoder starts on a keyframe at
 /// once instead of waiting up to a GOP. Nothing is cached before the first keyframe (nor for audio-only
 /// streams), and the cache is dropped if it outgrows `byteLimit` (a file without regular keyframes).
+/// Wall-clock stamps are left out: replayed in a burst they would be stale; a joining client gets a
+/// fresh one after the cache instead (``WallClockSchedule/latest``).
 public struct GOPCache: Sendable {
     public let byteLimit: Int
     public private(set) var buffers: [ByteBuffer] = []
@@ -120,13 +154,14 @@ public struct GOPCache: Sendable {
     }
 
     public mutating func append(_ chunk: LiveChunk) {
-        if let start = chunk.fromKeyframe {
+        if let start = chunk.mediaFromKeyframe {
             buffers = [start]
             byteCount = start.readableBytes
             startTimestamp = chunk.keyframeTimestamp
-        } else if !buffers.isEmpty, chunk.payload.readableBytes > 0 {
-            buffers.append(chunk.payload)
-            byteCount += chunk.payload.readableBytes
+        } else if !buffers.isEmpty, chunk.mediaByteCount > 0 {
+            let media = chunk.media
+            buffers.append(media)
+            byteCount += media.readableBytes
         }
         if byteCount > byteLimit {
             buffers = []

@@ -15,11 +15,16 @@ import NIOPosix
 ///
 /// Requests (`GET`, any path ending in `.flv`):
 /// - `/NAME.flv` — the live stream: FLV header, metadata and sequence headers, then the GOP cache, then
-///   tags as they come due. Query options: `gop=0` starts without the cache (the first video arrives at
-///   the next keyframe); `chunked=0` sends a close-delimited body instead of a chunked one;
-///   `close_after=SECONDS` ends the body after that long (a live stream that finishes).
-/// - `/file.flv` — the whole file once with `Content-Length` (a finished file).
+///   the latest wall-clock stamp, then tags as they come due. Query options: `gop=0` starts without the
+///   cache (the first video arrives at the next keyframe); `chunked=0` sends a close-delimited body
+///   instead of a chunked one; `close_after=SECONDS` ends the body after that long (a live stream that
+///   finishes).
+/// - `/file.flv` — the whole file once with `Content-Length` (a finished file), as is: no stamps.
 /// - anything else — `404`.
+///
+/// With ``Configuration/wallClockInterval`` set (1 s by default) the live stream also carries an
+/// `onLivePlayClock` script tag per interval pairing the server's wall clock with the stream timestamp
+/// (``WallClockStamp``, docs/wall-clock-tags.md), so a player can report end-to-end latency.
 ///
 /// One timer on one event loop paces the stream for all clients; each tick's tags are serialised once
 /// into one `ByteBuffer` that every client's channel writes (no per-client copy). A client whose
@@ -51,11 +56,18 @@ public final class LiveFLVServer: Sendable {
         public var tickInterval: Duration
         /// Event loop threads when the server makes its own group.
         public var threads: Int
+        /// Time between wall-clock stamps (`onLivePlayClock` script tags, docs/wall-clock-tags.md), at least
+        /// 1 ms; `nil` sends none.
+        public var wallClockInterval: Duration?
+        /// The wall clock the stamps carry, in Unix epoch milliseconds; injectable for tests.
+        public var wallClock: @Sendable () -> Int64
 
         public init(
             host: String = "127.0.0.1", port: Int = 0, gopCache: Bool = true, loops: Bool = true,
             maximumPendingBytes: Int = 8 << 20, slowClientPolicy: SlowClientPolicy = .disconnect,
-            tickInterval: Duration = .milliseconds(10), threads: Int = System.coreCount
+            tickInterval: Duration = .milliseconds(10), threads: Int = System.coreCount,
+            wallClockInterval: Duration? = .seconds(1),
+            wallClock: @escaping @Sendable () -> Int64 = WallClockStamp.systemMilliseconds
         ) {
             self.host = host
             self.port = port
@@ -65,6 +77,8 @@ public final class LiveFLVServer: Sendable {
             self.slowClientPolicy = slowClientPolicy
             self.tickInterval = tickInterval
             self.threads = threads
+            self.wallClockInterval = wallClockInterval
+            self.wallClock = wallClock
         }
     }
 
@@ -74,7 +88,10 @@ public final class LiveFLVServer: Sendable {
         public var servedClients = 0
         public var slowClientsDisconnected = 0
         public var slowClientsSkipped = 0
+        /// Media tags broadcast (wall-clock stamps not counted).
         public var tagsSent = 0
+        /// Periodic wall-clock stamps broadcast (the one each joining client gets not counted).
+        public var clockStampsSent = 0
         public var completedLoops: Int64 = 0
     }
 

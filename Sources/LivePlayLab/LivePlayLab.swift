@@ -5,7 +5,8 @@
 ///
 /// - ``LiveFLVServer``: an HTTP-FLV origin that loops a file (``LiveFLVProgram``) in real time with rising
 ///   timestamps (``LiveFLVSchedule``), fans each tick's bytes (``LiveChunk``) out to every client, and starts
-///   new clients at the last keyframe (``GOPCache``).
+///   new clients at the last keyframe (``GOPCache``). Once a second it also sends a ``WallClockStamp``
+///   (`onLivePlayClock`, paced by ``WallClockSchedule``) for end-to-end latency.
 /// - ``ImpairmentProxy``: a TCP proxy with toxiproxy-style ``Toxic``s per direction, a timeline
 ///   (``ImpairmentTimeline``) and a runtime API; each direction is a ``ToxicPipe`` state machine.
 /// - ``LoadGenerator``: many concurrent HTTP-FLV readers that measure throughput and real-time keep-up.

@@ -55,6 +55,8 @@ struct ServeCommand: AsyncParsableCommand {
             Any path ending in .flv is the live stream; /file.flv is the whole file once (Content-Length).
             Per-request options: ?gop=0 (no GOP cache), ?chunked=0 (close-delimited body),
             ?close_after=SECONDS (end the body). Prints 'listening http://HOST:PORT/live.flv' when ready.
+            Live streams carry an onLivePlayClock wall-clock tag every second, for end-to-end latency.
+            Its fields are in docs/wall-clock-tags.md.
             """
     )
 
@@ -79,18 +81,31 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "What to do with a slow client: disconnect or skip-to-keyframe.", transform: choice)
     var slowClient: LiveFLVServer.SlowClientPolicy = .disconnect
 
+    @Flag(help: "Send no onLivePlayClock wall-clock tags.")
+    var noWallClock = false
+
+    @Option(help: "Seconds between onLivePlayClock wall-clock tags (default: 1).")
+    var wallClockInterval: Double?
+
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         guard maxPendingMib > 0 else { throw ValidationError("--max-pending-mib must be positive") }
+        if let wallClockInterval {
+            guard !noWallClock else { throw ValidationError("--wall-clock-interval and --no-wall-clock conflict") }
+            guard wallClockInterval >= 0.001, wallClockInterval <= 3600 else {
+                throw ValidationError("--wall-clock-interval must be 0.001...3600 seconds")
+            }
+        }
         guard common.threads > 0 else { throw ValidationError("--threads must be positive") }
     }
 
     func run() async throws {
         let configuration = LiveFLVServer.Configuration(
             host: host, port: port, gopCache: !noGopCache, loops: !noLoop, maximumPendingBytes: maxPendingMib << 20,
-            slowClientPolicy: slowClient, threads: common.threads)
+            slowClientPolicy: slowClient, threads: common.threads,
+            wallClockInterval: noWallClock ? nil : .milliseconds(Int64(((wallClockInterval ?? 1) * 1000).rounded())))
         let server = try LiveFLVServer(
             path: file, configuration: configuration, logger: common.logger("liveplay.lab.serve"))
         let bound = try await server.start()
