@@ -75,6 +75,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "liveplay-simulate",
+            dependencies: ["LivePlayTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "decode-file-sample",
             dependencies: ["LivePlay"],
             path: "Samples/DecodeFile",
@@ -83,7 +88,7 @@ let package = Package(
         .target(
             name: "LivePlayTesting",
             dependencies: [
-                "LivePlayCore", "LivePlayFLV", "LivePlayLab", "LivePlay",
+                "LivePlayCore", "LivePlayFLV", "LivePlayLab", "LivePlay", "LivePlayBuffering",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -134,7 +139,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LivePlayBufferingTests",
-            dependencies: ["LivePlayBuffering"],
+            dependencies: ["LivePlayBuffering", "LivePlayTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

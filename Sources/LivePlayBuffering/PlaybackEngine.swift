@@ -1,0 +1,236 @@
+public import LivePlayCore
+
+/// What the play loop must do after a turn of the engine.
+public enum PlaybackAction: Sendable, Hashable {
+    /// Hand this packet to its decoder now (its decode time is within the look-ahead).
+    case decode(EncodedPacket)
+    /// The buffer ran dry: `PLAY_EVT_PLAY_LOADING`.
+    case loading(buffered: Duration)
+    /// Playback (re)started: `PLAY_EVT_PLAY_BEGIN`; `stalled` is how long it had stopped (nil at start).
+    case begin(buffered: Duration, stalled: Duration?)
+    /// The playback rate changed (audio is time-stretched to it).
+    case rateChanged(Double)
+    /// Latency was removed by skipping whole GOPs before decoding.
+    case skipped(removed: Duration, droppedVideoFrames: Int)
+    /// A faster rate started removing `excess` of latency.
+    case catchUpStarted(excess: Duration)
+    /// The rate is back to 1.0 after removing `removed`.
+    case catchUpEnded(removed: Duration)
+}
+
+/// The player's heart as a value type: the jitter buffer, the latency controller of the three modes,
+/// and the playback position, advanced by the play loop with the time it reads (STYLE.md rules 2–3).
+///
+/// Position is the media time being presented; it advances at ``rate`` while playing. Packets are
+/// released for decoding when their decode time is within ``lookAhead`` of the position. When the
+/// position reaches the live edge the buffer has run dry: loading, until ``resumeLevel`` is buffered.
+/// While playing, excess latency over the target is removed by a proportional rate increase (up to
+/// `maximumRate`) or, beyond `skipExcess`, by skipping to a keyframe.
+public struct PlaybackEngine: Sendable {
+    public enum State: Sendable, Hashable {
+        case waitingForKeyframe
+        case loading
+        case playing
+    }
+
+    public var parameters: LatencyParameters {
+        didSet { target = clampTarget(target) }
+    }
+    public var lookAhead: Duration = .milliseconds(150)
+    public private(set) var buffer: JitterBuffer
+    public private(set) var state = State.waitingForKeyframe
+    /// Media time being presented, at full resolution (rates move it by fractions of a millisecond).
+    private var playhead: Duration?
+    /// Media time being presented.
+    public private(set) var position: MediaTimestamp? {
+        get { playhead.map { MediaTimestamp(milliseconds: $0.milliseconds) } }
+        set { playhead = newValue.map { .milliseconds($0.milliseconds) } }
+    }
+    public private(set) var rate = 1.0
+    /// The latency the controller steers to (fixed `cacheTime`, or adaptive within [min, max]).
+    public private(set) var target: Duration
+    private var lastAdvance: Duration?
+    private var stalledSince: Duration?
+    private var hasStarted = false
+    private var catchUpExcess: Duration?
+    private var jitter = ArrivalJitter()
+    private var releasedThrough: MediaTimestamp?
+
+    public init(parameters: LatencyParameters, limits: JitterBuffer.Limits = JitterBuffer.Limits()) {
+        self.parameters = parameters
+        self.buffer = JitterBuffer(limits: limits)
+        self.target = parameters.autoAdjustCacheTime ? parameters.minAutoAdjustCacheTime : parameters.cacheTime
+    }
+
+    /// Live edge minus position: how far behind the newest media playback is.
+    public var bufferLatency: Duration {
+        guard let playhead, let edge = buffer.liveEdge else { return .zero }
+        return max(.zero, .milliseconds(edge.milliseconds) - playhead)
+    }
+
+    /// What must be buffered to start or resume playing.
+    public var resumeLevel: Duration {
+        parameters.autoAdjustCacheTime ? target : parameters.cacheTime
+    }
+
+    /// Measured arrival jitter (spread of arrival lateness over the recent window).
+    public var arrivalJitter: Duration { jitter.spread }
+
+    /// A packet arrived at `now`.
+    public mutating func receive(_ packet: EncodedPacket, at now: Duration) -> [PlaybackAction] {
+        jitter.record(media: packet.dts, at: now)
+        if state == .waitingForKeyframe {
+            // Start at a keyframe: anything before it cannot be decoded.
+            guard packet.kind == .audio || packet.isKeyframe else { return [] }
+            if packet.kind == .video || buffer.isEmpty {
+                if packet.kind == .video {
+                    while let first = buffer.first, first.dts < packet.dts { _ = buffer.removeFirst() }
+                }
+                position = buffer.first.map { min($0.dts, packet.dts) } ?? packet.dts
+            }
+            if packet.kind == .video { state = .loading }
+        }
+        let dropped = buffer.droppedVideoFrames
+        buffer.append(packet)
+        if buffer.droppedVideoFrames > dropped, let oldest = buffer.oldest, let position, oldest > position {
+            // The buffer hit a hard limit and shed its oldest GOP: the position moves with it.
+            self.position = oldest
+            return [.skipped(removed: oldest - position, droppedVideoFrames: buffer.droppedVideoFrames - dropped)]
+        }
+        return []
+    }
+
+    /// Advances playback to `now` and returns what to do.
+    public mutating func advance(to now: Duration) -> [PlaybackAction] {
+        var actions: [PlaybackAction] = []
+        let elapsed = lastAdvance.map { now - $0 } ?? .zero
+        lastAdvance = now
+        adaptTarget(elapsed: elapsed)
+        switch state {
+        case .waitingForKeyframe:
+            // Audio-only streams start once audio is buffered to the resume level.
+            if buffer.first?.kind == .audio, !buffer.isEmpty, buffer.duration >= resumeLevel, position != nil,
+                !hasSeenVideo
+            {
+                state = .loading
+            }
+        case .loading:
+            if bufferLatency >= resumeLevel || (buffer.duration >= resumeLevel) {
+                state = .playing
+                let stalled = stalledSince.map { now - $0 }
+                stalledSince = nil
+                actions.append(.begin(buffered: bufferLatency, stalled: hasStarted ? stalled : nil))
+                hasStarted = true
+            }
+        case .playing:
+            playhead = playhead.map { $0 + elapsed * rate }
+            if let position, let edge = buffer.liveEdge, position > edge {
+                // Ran dry: hold at the edge and load.
+                self.position = edge
+                state = .loading
+                stalledSince = now - Duration.seconds(((position - edge).seconds) / rate)
+                if parameters.autoAdjustCacheTime {
+                    target = clampTarget(target + parameters.rebufferIncrement)
+                }
+                setRate(1.0, into: &actions)
+                actions.append(.loading(buffered: .zero))
+            } else {
+                control(into: &actions)
+            }
+        }
+        release(into: &actions)
+        return actions
+    }
+
+    private var hasSeenVideo: Bool { buffer.droppedVideoFrames > 0 || state != .waitingForKeyframe }
+
+    /// Rate and skip decisions while playing.
+    private mutating func control(into actions: inout [PlaybackAction]) {
+        let excess = bufferLatency - target
+        if excess > parameters.skipExcess {
+            let before = buffer.droppedVideoFrames
+            let removed = buffer.skip(keeping: target)
+            if removed > .zero, let oldest = buffer.oldest {
+                position = max(position ?? oldest, oldest)
+                actions.append(.skipped(removed: removed, droppedVideoFrames: buffer.droppedVideoFrames - before))
+            }
+        }
+        let remaining = bufferLatency - target
+        guard parameters.autoAdjustCacheTime else {
+            setRate(1.0, into: &actions)
+            return
+        }
+        var newRate = 1.0
+        if remaining > parameters.rateDeadBand || remaining < .zero - parameters.rateDeadBand {
+            newRate = 1.0 + parameters.rateGain * remaining.seconds
+            newRate = min(parameters.maximumRate, max(parameters.minimumRate, newRate))
+        } else if rate > 1.0, remaining > .zero {
+            // Finish a catch-up down to the target rather than stopping at the dead band's edge.
+            newRate = min(parameters.maximumRate, 1.0 + parameters.rateGain * remaining.seconds)
+        }
+        if newRate > 1.0, catchUpExcess == nil {
+            catchUpExcess = remaining
+            actions.append(.catchUpStarted(excess: remaining))
+        } else if newRate <= 1.0, let started = catchUpExcess {
+            catchUpExcess = nil
+            actions.append(.catchUpEnded(removed: max(.zero, started - max(.zero, remaining))))
+        }
+        setRate((newRate * 1000).rounded() / 1000, into: &actions)
+    }
+
+    private mutating func setRate(_ newRate: Double, into actions: inout [PlaybackAction]) {
+        guard newRate != rate else { return }
+        rate = newRate
+        actions.append(.rateChanged(newRate))
+    }
+
+    /// Auto: the target follows measured jitter, rises after stalls (in `advance`), decays when calm.
+    private mutating func adaptTarget(elapsed: Duration) {
+        guard parameters.autoAdjustCacheTime else {
+            target = parameters.cacheTime
+            return
+        }
+        // Four times the mean jitter covers nearly all late packets of a jittery but steady link.
+        let floor = clampTarget(jitter.spread * 4)
+        if target > floor {
+            let decay = Duration.seconds(parameters.targetDecayPerSecond.seconds * elapsed.seconds)
+            target = max(floor, target - decay)
+        } else {
+            target = floor
+        }
+    }
+
+    private func clampTarget(_ value: Duration) -> Duration {
+        guard parameters.autoAdjustCacheTime else { return parameters.cacheTime }
+        return min(parameters.maxAutoAdjustCacheTime, max(parameters.minAutoAdjustCacheTime, value))
+    }
+
+    /// Releases packets whose decode time is within the look-ahead of the position.
+    private mutating func release(into actions: inout [PlaybackAction]) {
+        guard state == .playing || (state == .loading && !hasStarted), let position else { return }
+        // Before the first begin, the first keyframe is decoded at once so the first frame shows early.
+        let horizon = state == .playing ? position + lookAhead : position
+        while let first = buffer.first, first.dts <= horizon {
+            actions.append(.decode(buffer.removeFirst()!))
+        }
+    }
+}
+
+/// Interarrival jitter as RTP receivers estimate it (RFC 3550 §6.4.1): a running mean of how much each
+/// packet's transit time differs from the previous one's. Bursts of old data (a GOP cache) barely move
+/// it; a late burst after an outage raises it once, and it decays as the network calms.
+struct ArrivalJitter: Sendable {
+    private var lastTransit: Duration?
+    private(set) var estimate: Duration = .zero
+
+    mutating func record(media: MediaTimestamp, at now: Duration) {
+        let transit = now - .milliseconds(media.milliseconds)
+        defer { lastTransit = transit }
+        guard let lastTransit else { return }
+        let difference = transit - lastTransit
+        let magnitude = difference < .zero ? .zero - difference : difference
+        estimate += (magnitude - estimate) / 16
+    }
+
+    var spread: Duration { estimate }
+}

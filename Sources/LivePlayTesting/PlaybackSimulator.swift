@@ -1,0 +1,270 @@
+public import LivePlayBuffering
+public import LivePlayCore
+
+/// A reproducible network trace: every packet of a synthetic live stream with the wall time it was
+/// produced at the source and the wall time it arrived at the player.
+public struct NetworkTrace: Sendable {
+    public struct Arrival: Sendable {
+        public var packet: EncodedPacket
+        public var producedAt: Duration
+        public var arrivesAt: Duration
+    }
+
+    public enum Kind: String, Sendable, CaseIterable {
+        case steady
+        case jitter200ms = "jitter ±200 ms"
+        case outage3s = "3 s outage + burst"
+        case outages1sEvery10s = "1 s outage / 10 s"
+        case bandwidth70 = "70 % bandwidth 20 s"
+        case gopCacheBurst = "GOP-cache burst"
+        case bursty = "bursty on/off"
+        case fastSource = "source +0.5 %"
+    }
+
+    public var kind: Kind
+    public var arrivals: [Arrival]
+    public var duration: Duration
+    /// When the trace's outage ends (for recovery time), if it has one.
+    public var outageEnds: [Duration]
+
+    /// A 30 fps, 2 Mbit/s, 2 s-GOP stream with 128 kbit/s AAC, `duration` long, delivered as `kind` says.
+    public static func make(_ kind: Kind, duration: Duration = .seconds(180), seed: UInt64 = 1) -> NetworkTrace {
+        var random = SplitMix(seed: seed)
+        let networkDelay = Duration.milliseconds(50)
+        let speed = kind == .fastSource ? 1.005 : 1.0
+        let cacheLead = kind == .gopCacheBurst ? Duration.seconds(2) : .zero
+        var packets: [EncodedPacket] = []
+        let frameCount = Int(duration.seconds * 30)
+        let audioCount = Int(duration.seconds * 44_100 / 1024)
+        var audioIndex = 0
+        for frame in 0..<frameCount {
+            let dts = Int64((Double(frame) * 1000 / 30).rounded())
+            while audioIndex < audioCount, Int64(Double(audioIndex) * 1024_000 / 44_100) <= dts {
+                let ts = MediaTimestamp(milliseconds: Int64(Double(audioIndex) * 1024_000 / 44_100))
+                packets.append(EncodedPacket(kind: .audio, dts: ts, pts: ts, isKeyframe: true, payload: []))
+                audioIndex += 1
+            }
+            let key = frame % 60 == 0
+            let ts = MediaTimestamp(milliseconds: dts)
+            packets.append(EncodedPacket(kind: .video, dts: ts, pts: ts, isKeyframe: key, payload: []))
+        }
+        func size(_ packet: EncodedPacket) -> Int {
+            packet.kind == .audio ? 371 : (packet.isKeyframe ? 60_000 : 7_500)
+        }
+        let bitrate = 2_128_000.0 / 8
+        var arrivals: [Arrival] = []
+        var previous = Duration.zero
+        var outageEnds: [Duration] = []
+        switch kind {
+        case .outage3s: outageEnds = [.seconds(63)]
+        case .outages1sEvery10s:
+            outageEnds = stride(from: 11, to: Int(duration.seconds), by: 10).map { .seconds($0) }
+        default: break
+        }
+        for packet in packets {
+            let media = Duration.milliseconds(packet.dts.milliseconds)
+            let produced = Duration.seconds(media.seconds / speed) - cacheLead
+            var arrives = produced + networkDelay
+            switch kind {
+            case .steady, .fastSource:
+                break
+            case .jitter200ms:
+                arrives += .milliseconds(Int64(random.next(in: -200...200)))
+                arrives = max(arrives, produced + .milliseconds(5))
+            case .outage3s:
+                if produced >= .seconds(60), produced < .seconds(63) { arrives = .seconds(63) }
+            case .outages1sEvery10s:
+                let second = Int(produced.seconds)
+                if second >= 10, second % 10 == 0 { arrives = .seconds(second + 1) }
+            case .bandwidth70:
+                let capacity = (previous >= .seconds(60) && previous < .seconds(80)) ? 0.7 * bitrate : 10 * bitrate
+                arrives = max(arrives, previous + .seconds(Double(size(packet)) / capacity))
+            case .gopCacheBurst:
+                arrives = max(arrives, .milliseconds(50))
+            case .bursty:
+                let slot = 500.0
+                arrives = .milliseconds(Int64((arrives.seconds * 1000 / slot).rounded(.up) * slot))
+            }
+            // TCP delivers in order.
+            arrives = max(arrives, previous)
+            previous = arrives
+            arrivals.append(Arrival(packet: packet, producedAt: produced, arrivesAt: arrives))
+        }
+        return NetworkTrace(kind: kind, arrivals: arrivals, duration: duration, outageEnds: outageEnds)
+    }
+}
+
+/// Figures of one simulated run.
+public struct PlaybackFigures: Sendable {
+    public var stutters = 0
+    public var stutterTime = Duration.zero
+    public var loadingEvents = 0
+    public var beginEvents = 0
+    public var meanLatency = Duration.zero
+    public var p95Latency = Duration.zero
+    /// Longest time, after an outage ends, until latency is back within 200 ms of its pre-outage median.
+    public var recovery: Duration?
+    public var droppedFrames = 0
+    public var timeOffNormalRate = Duration.zero
+    public var maximumRate = 1.0
+    public var latencyAtEnd = Duration.zero
+    /// Latency samples (every 100 ms of playing), for tests.
+    public var latencies: [(at: Duration, latency: Duration)] = []
+    /// Buffered media when each stall ended.
+    public var bufferedAtResume: [Duration] = []
+}
+
+/// Runs a ``PlaybackEngine`` over a ``NetworkTrace`` on a virtual clock: no sleeping, same result every run.
+public enum PlaybackSimulator {
+    public static func run(
+        _ trace: NetworkTrace, parameters: LatencyParameters, step: Duration = .milliseconds(10)
+    ) -> PlaybackFigures {
+        var engine = PlaybackEngine(parameters: parameters)
+        var figures = PlaybackFigures()
+        var next = 0
+        var now = Duration.zero
+        var started = false
+        var stallStart: Duration?
+        var lastSample = Duration.zero - .seconds(1)
+        let speed = trace.kind == .fastSource ? 1.005 : 1.0
+        let cacheLead = trace.kind == .gopCacheBurst ? Duration.seconds(2) : .zero
+        let end = trace.duration + .seconds(2)
+        // After the last packet arrives the source has ended: running dry then is not a stall.
+        let sourceEnds = trace.arrivals.last?.arrivesAt ?? .zero
+        while now <= end {
+            while next < trace.arrivals.count, trace.arrivals[next].arrivesAt <= now {
+                for action in engine.receive(trace.arrivals[next].packet, at: now) {
+                    if case .skipped = action {}
+                }
+                next += 1
+            }
+            for action in engine.advance(to: now) {
+                switch action {
+                case .loading:
+                    // The source ending is not a stall.
+                    guard now < sourceEnds else { break }
+                    figures.loadingEvents += 1
+                    stallStart = now
+                case .begin(let buffered, _):
+                    figures.beginEvents += 1
+                    if started, let since = stallStart {
+                        let stalled = now - since
+                        if stalled > parameters.videoBlockThreshold {
+                            figures.stutters += 1
+                            figures.stutterTime += stalled
+                        }
+                        figures.bufferedAtResume.append(buffered)
+                    }
+                    started = true
+                    stallStart = nil
+                default:
+                    break
+                }
+            }
+            if engine.rate != 1.0 { figures.timeOffNormalRate += step }
+            figures.maximumRate = max(figures.maximumRate, engine.rate)
+            if started, engine.state == .playing, let position = engine.position, now - lastSample >= .milliseconds(100),
+                now <= trace.duration
+            {
+                let produced = Duration.seconds(Duration.milliseconds(position.milliseconds).seconds / speed) - cacheLead
+                figures.latencies.append((now, now - produced))
+                lastSample = now
+            }
+            now += step
+        }
+        if let stallStart, started, stallStart < sourceEnds {
+            // A stall still open at the end counts too.
+            let stalled = now - stallStart
+            if stalled > parameters.videoBlockThreshold {
+                figures.stutters += 1
+                figures.stutterTime += stalled
+            }
+        }
+        figures.droppedFrames = engine.buffer.droppedVideoFrames
+        let values = figures.latencies.map(\.latency).sorted()
+        if !values.isEmpty {
+            figures.meanLatency = .seconds(values.map(\.seconds).reduce(0, +) / Double(values.count))
+            figures.p95Latency = values[min(values.count - 1, Int(Double(values.count) * 0.95))]
+            figures.latencyAtEnd = figures.latencies.last!.latency
+        }
+        figures.recovery = recovery(figures.latencies, outageEnds: trace.outageEnds)
+        return figures
+    }
+
+    /// For each outage: time from its end until latency is within 200 ms of the median before it.
+    static func recovery(_ samples: [(at: Duration, latency: Duration)], outageEnds: [Duration]) -> Duration? {
+        var worst: Duration?
+        for outageEnd in outageEnds {
+            let before = samples.filter { $0.at < outageEnd - .seconds(1) && $0.at > outageEnd - .seconds(10) }
+                .map(\.latency).sorted()
+            guard !before.isEmpty else { continue }
+            let normal = before[before.count / 2] + .milliseconds(200)
+            let after = samples.filter { $0.at >= outageEnd }
+            guard let back = after.first(where: { $0.latency <= normal }) else {
+                worst = .seconds(999)
+                continue
+            }
+            worst = max(worst ?? .zero, back.at - outageEnd)
+        }
+        return worst
+    }
+
+    /// The table every mode × trace, plus fixed caches of 1…5 s, in Markdown.
+    public static func table(duration: Duration = .seconds(180)) -> String {
+        var modes: [(String, LatencyParameters)] = LatencyMode.allCases.map { ($0.rawValue, .preset($0)) }
+        modes += (1...5).map { ("fixed \($0) s", .fixed(.seconds($0))) }
+        var lines = [
+            "| trace | mode | stutters | stutter s | mean latency s | p95 latency s | recovery s | dropped frames | s at rate ≠ 1 | max rate |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for kind in NetworkTrace.Kind.allCases {
+            let trace = NetworkTrace.make(kind, duration: duration)
+            for (name, parameters) in modes {
+                let figures = run(trace, parameters: parameters)
+                let recovery = figures.recovery.map { format($0) } ?? "–"
+                lines.append(
+                    "| \(kind.rawValue) | \(name) | \(figures.stutters) | \(format(figures.stutterTime)) | "
+                        + "\(format(figures.meanLatency)) | \(format(figures.p95Latency)) | \(recovery) | "
+                        + "\(figures.droppedFrames) | \(format(figures.timeOffNormalRate)) | "
+                        + "\(String(format2: figures.maximumRate)) |")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func format(_ duration: Duration) -> String {
+        String(format2: duration.seconds)
+    }
+}
+
+extension String {
+    /// Two decimals without Foundation.
+    init(format2 value: Double) {
+        let hundredths = Int((value * 100).rounded())
+        let sign = hundredths < 0 ? "-" : ""
+        let magnitude = abs(hundredths)
+        let fraction = magnitude % 100
+        self = "\(sign)\(magnitude / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+}
+
+/// A tiny deterministic generator (SplitMix64), so traces are the same on every machine.
+struct SplitMix: Sendable {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func next(in range: ClosedRange<Int>) -> Int {
+        range.lowerBound + Int(next() % UInt64(range.count))
+    }
+}

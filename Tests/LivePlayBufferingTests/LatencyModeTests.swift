@@ -1,0 +1,176 @@
+import LivePlayBuffering
+import LivePlayCore
+import LivePlayTesting
+import Testing
+
+/// The modes' documented meaning, checked on deterministic traces (virtual clock, seeded).
+@Suite struct LatencyModeTests {
+    static let duration = Duration.seconds(120)
+
+    static func run(_ kind: NetworkTrace.Kind, _ parameters: LatencyParameters) -> PlaybackFigures {
+        PlaybackSimulator.run(NetworkTrace.make(kind, duration: duration), parameters: parameters)
+    }
+
+    @Test func speedHoldsAboutOneSecondOnASteadyNetwork() {
+        let figures = Self.run(.steady, .preset(.speed))
+        #expect(figures.stutters == 0)
+        #expect(figures.meanLatency > .milliseconds(900) && figures.meanLatency < .milliseconds(1300))
+        #expect(figures.p95Latency < .milliseconds(1300))
+        #expect(figures.droppedFrames == 0)
+    }
+
+    @Test func speedRecoversFromAThreeSecondOutageWithinTenSeconds() {
+        let figures = Self.run(.outage3s, .preset(.speed))
+        // The outage itself is the only stutter.
+        #expect(figures.stutters <= 1)
+        let afterOutage = figures.latencies.filter { $0.at >= .seconds(63 + 10) }
+        #expect(!afterOutage.isEmpty)
+        #expect(afterOutage.allSatisfy { $0.latency <= .milliseconds(1200) }, "back within 1.2 s by 10 s after")
+        #expect(figures.maximumRate <= 1.2)
+    }
+
+    @Test func speedDoesNotDriftOnAFastSource() {
+        let figures = Self.run(.fastSource, .preset(.speed))
+        #expect(figures.stutters == 0)
+        let early = figures.latencies.filter { $0.at > .seconds(20) && $0.at < .seconds(30) }.map(\.latency)
+        let late = figures.latencies.filter { $0.at > .seconds(110) }.map(\.latency)
+        #expect(late.max()! - early.max()! < .milliseconds(100), "latency must not accumulate")
+        #expect(late.max()! < .milliseconds(1300))
+    }
+
+    @Test func speedCatchesUpAfterAGOPCacheBurstWithoutStutter() {
+        let figures = Self.run(.gopCacheBurst, .preset(.speed))
+        #expect(figures.stutters == 0)
+        #expect(figures.latencies.first!.latency > .milliseconds(1500), "the burst starts it behind")
+        let settled = figures.latencies.filter { $0.at > .seconds(20) }
+        #expect(settled.allSatisfy { $0.latency < .milliseconds(1200) })
+    }
+
+    @Test func smoothLoadsOncePerOutageAndResumesWithTheCacheFull() {
+        // A cache shorter than the outage, so the buffer runs dry.
+        var parameters = LatencyParameters.preset(.smooth)
+        parameters.cacheTime = .seconds(2)
+        let figures = Self.run(.outage3s, parameters)
+        #expect(figures.loadingEvents == 1)
+        #expect(figures.beginEvents == 2, "the start, and one resume")
+        #expect(figures.bufferedAtResume.allSatisfy { $0 >= .seconds(2) })
+        #expect(figures.maximumRate == 1.0 && figures.timeOffNormalRate == .zero)
+    }
+
+    @Test func smoothPlaysAtNormalRateAlways() {
+        for kind in NetworkTrace.Kind.allCases {
+            let figures = Self.run(kind, .preset(.smooth))
+            #expect(figures.maximumRate == 1.0, "\(kind)")
+        }
+    }
+
+    @Test func autoStuttersNoMoreThanSpeedAndLagsLessThanSmoothOnJitter() {
+        let auto = Self.run(.jitter200ms, .preset(.auto))
+        let speed = Self.run(.jitter200ms, .preset(.speed))
+        let smooth = Self.run(.jitter200ms, .preset(.smooth))
+        #expect(auto.stutters <= speed.stutters)
+        #expect(auto.stutterTime <= speed.stutterTime)
+        #expect(auto.meanLatency < smooth.meanLatency)
+    }
+
+    @Test func autoRaisesItsTargetAfterAStallAndDecaysBack() {
+        var engine = PlaybackEngine(parameters: .preset(.auto))
+        #expect(engine.target == .seconds(1))
+        let trace = NetworkTrace.make(.outage3s, duration: .seconds(120))
+        var next = 0
+        var now = Duration.zero
+        var peak = Duration.zero
+        var targetAt90: Duration?
+        while now < .seconds(120) {
+            while next < trace.arrivals.count, trace.arrivals[next].arrivesAt <= now {
+                _ = engine.receive(trace.arrivals[next].packet, at: now)
+                next += 1
+            }
+            _ = engine.advance(to: now)
+            peak = max(peak, engine.target)
+            if now == .seconds(90) { targetAt90 = engine.target }
+            now += .milliseconds(10)
+        }
+        #expect(peak >= .milliseconds(1500))
+        #expect(targetAt90! < peak)
+    }
+
+    @Test func parametersCanChangeWhilePlaying() {
+        var engine = PlaybackEngine(parameters: .preset(.smooth))
+        let trace = NetworkTrace.make(.steady, duration: .seconds(40))
+        var next = 0
+        var now = Duration.zero
+        var skipped = false
+        while now < .seconds(40) {
+            if now == .seconds(20) { engine.parameters = .preset(.speed) }
+            while next < trace.arrivals.count, trace.arrivals[next].arrivesAt <= now {
+                _ = engine.receive(trace.arrivals[next].packet, at: now)
+                next += 1
+            }
+            for action in engine.advance(to: now) {
+                if case .skipped = action { skipped = true }
+                if case .catchUpStarted = action { skipped = true }
+            }
+            now += .milliseconds(10)
+        }
+        #expect(skipped, "switching to speed removes the 4 s of excess")
+        #expect(engine.bufferLatency < .milliseconds(1300))
+    }
+}
+
+@Suite struct JitterBufferTests {
+    static func packet(_ kind: MediaKind, _ ms: Int64, key: Bool = false, size: Int = 100) -> EncodedPacket {
+        EncodedPacket(
+            kind: kind, dts: MediaTimestamp(milliseconds: ms), pts: MediaTimestamp(milliseconds: ms),
+            isKeyframe: kind == .audio || key, payload: Array(repeating: 0, count: size))
+    }
+
+    @Test func limitsInDurationBytesAndPacketsShedWholeGOPs() {
+        var buffer = JitterBuffer(limits: .init(duration: .seconds(3), bytes: 1 << 20, packets: 10_000))
+        for frame in 0..<300 {  // 10 s at 30 fps, keyframe every 2 s
+            buffer.append(Self.packet(.video, Int64(frame) * 1000 / 30, key: frame % 60 == 0))
+        }
+        #expect(buffer.duration <= .seconds(3))
+        #expect(buffer.first?.isKeyframe == true, "shed from keyframe to keyframe")
+        #expect(buffer.droppedVideoFrames == 300 - buffer.count)
+
+        var bytes = JitterBuffer(limits: .init(duration: .seconds(60), bytes: 150_000, packets: 10_000))
+        for frame in 0..<300 { bytes.append(Self.packet(.video, Int64(frame) * 33, key: frame % 60 == 0, size: 1000)) }
+        #expect(bytes.byteCount <= 150_000)
+        #expect(bytes.first?.isKeyframe == true)
+
+        // A GOP larger than the byte limit is dropped whole, never entered mid-GOP.
+        var tiny = JitterBuffer(limits: .init(duration: .seconds(60), bytes: 20_000, packets: 10_000))
+        for frame in 0..<300 {
+            tiny.append(Self.packet(.video, Int64(frame) * 33, key: frame % 60 == 0, size: 1000))
+            #expect(tiny.first == nil || tiny.first?.isKeyframe == true)
+            #expect(tiny.byteCount <= 20_000)
+        }
+
+        var count = JitterBuffer(limits: .init(duration: .seconds(60), bytes: 1 << 30, packets: 100))
+        for index in 0..<1000 { count.append(Self.packet(.audio, Int64(index) * 23)) }
+        #expect(count.count <= 100)
+    }
+
+    @Test func skipKeepsAtLeastTheRequestedMediaFromAKeyframe() {
+        var buffer = JitterBuffer()
+        for frame in 0..<240 {
+            buffer.append(Self.packet(.video, Int64(frame) * 1000 / 30, key: frame % 60 == 0))
+            buffer.append(Self.packet(.audio, Int64(frame) * 1000 / 30 + 5))
+        }
+        let removed = buffer.skip(keeping: .seconds(1))
+        #expect(buffer.first?.kind == .video && buffer.first?.isKeyframe == true)
+        #expect(buffer.duration >= .seconds(1))
+        #expect(removed == .seconds(6))
+        #expect(buffer.droppedVideoFrames == 180)
+    }
+
+    @Test func aFloodNeverGrowsPastTheLimits() {
+        var buffer = JitterBuffer(limits: .init(duration: .seconds(5), bytes: 4 << 20, packets: 500))
+        for index in 0..<100_000 {
+            buffer.append(Self.packet(.video, Int64(index), key: index % 50 == 0, size: 5000))
+            #expect(buffer.count <= 500 + 50)
+        }
+        #expect(buffer.byteCount <= (4 << 20) + 50 * 5000)
+    }
+}
