@@ -8,3 +8,4 @@
 @_exported public import LivePlayFLV
 @_exported public import LivePlayDecode
 @_exported public import LivePlayTransport
+@_exported public import LivePlayBuffering

@@ -1,3 +1,4 @@
+public import LivePlayBuffering
 public import LivePlayDecode
 public import LivePlayTransport
 
@@ -20,12 +21,23 @@ public struct LivePlayConfiguration: Sendable {
     /// `PLAY_WARNING_RECV_DATA_LAG` (2104).
     public var lagThreshold: Double
     public var lagWindow: Duration
+    /// The latency mode's parameters (`LatencyParameters.preset(.auto)` by default; `.speed`, `.smooth`).
+    public var latency: LatencyParameters
+    /// Hard limits of the jitter buffer.
+    public var bufferLimits: JitterBuffer.Limits
+    /// How often the play loop advances the engine when nothing arrives.
+    public var tickInterval: Duration
 
     public init(
         connectRetryCount: Int = 3, connectRetryInterval: Duration = .seconds(3), enableMessage: Bool = false,
         enableMetaData: Bool = false, decodes: Bool = true, decoder: DecoderOptions = DecoderOptions(),
-        transport: TransportOptions = TransportOptions(), lagThreshold: Double = 0.8, lagWindow: Duration = .seconds(3)
+        transport: TransportOptions = TransportOptions(), lagThreshold: Double = 0.8, lagWindow: Duration = .seconds(3),
+        latency: LatencyParameters = .preset(.auto), bufferLimits: JitterBuffer.Limits = JitterBuffer.Limits(),
+        tickInterval: Duration = .milliseconds(10)
     ) {
+        self.latency = latency
+        self.bufferLimits = bufferLimits
+        self.tickInterval = tickInterval
         self.connectRetryCount = connectRetryCount
         self.connectRetryInterval = connectRetryInterval
         self.enableMessage = enableMessage

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Foundation
 import LivePlayBuffering
 import LivePlayCore
 import LivePlayDecode
@@ -6,10 +7,14 @@ import LivePlayFLV
 public import LivePlayTransport
 public import Logging
 
-/// Plays one live URL: connect, demux, decode, reconnect, and report every stage as a ``PlayEvent``.
+/// Plays one live URL: connect, demux, buffer, pace, decode, reconnect, and report every stage as a
+/// ``PlayEvent``.
 ///
-/// One structured ``run(onEvent:)``; cancelling the calling task stops it. The clock is injected, so
-/// retry waits and event times follow a test's clock.
+/// One structured ``run(onEvent:)``; cancelling the calling task stops it. The transport (connects,
+/// retries, hands over bytes with backpressure) runs as a child task, so the play loop keeps playing
+/// buffered media while a connection is down. The play loop owns the demuxer, the ``PlaybackEngine``
+/// (jitter buffer and latency controller), and the decoders, and advances them every tick with the
+/// injected clock.
 public final class LiveSession<C: Clock> where C.Duration == Duration {
     public let url: String
     public let configuration: LivePlayConfiguration
@@ -20,7 +25,12 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     private var emit: (PlayEvent) -> Void = { _ in }
 
     // Across connections.
-    private var policy: ReconnectPolicy
+    private var engine: PlaybackEngine
+    private var startup = StartupTimeline()
+    private var transportFinished = false
+    private var lastProgress: Duration?
+    private var clockStamp: (wallClockMs: Double, streamMs: Int64)?
+    private var timelineOffset: Int64 = 0
     private var stitcher = TimelineStitcher()
     private var videoDecoder: VideoDecoder?
     private var audioDecoder: AudioDecoder?
@@ -52,8 +62,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         self.logger = logger
         self.makeSource = makeSource
         self.start = clock.now
-        self.policy = ReconnectPolicy(
-            retryCount: configuration.connectRetryCount, retryInterval: configuration.connectRetryInterval)
+        self.engine = PlaybackEngine(parameters: configuration.latency, limits: configuration.bufferLimits)
         self.goodput = GoodputMeter(window: configuration.lagWindow)
     }
 
@@ -101,42 +110,201 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         return .failed(code)
     }
 
-    // MARK: - Connection loop
+    // MARK: - Play loop
+
+    /// What the transport task tells the play loop.
+    private enum TransportUpdate: Sendable {
+        /// A connection attempt starts (0 = the first).
+        case attempt(Int)
+        case event(TransportEvent)
+        case lost(TransportError, ReconnectPolicy.Action)
+        /// The stream finished by design.
+        case finished
+    }
 
     private func play(_ source: any ByteSource) async -> PlaybackOutcome {
+        let handoff = TransportHandoff<TransportUpdate>(capacity: 64)
+        let policy = ReconnectPolicy(
+            retryCount: configuration.connectRetryCount, retryInterval: configuration.connectRetryInterval)
+        let clock = clock
+        return await withTaskGroup(of: Void.self) { group in
+            group.addTask { await Self.runTransport(source, policy: policy, clock: clock, handoff: handoff) }
+            let outcome = await playLoop(handoff)
+            handoff.close()
+            group.cancelAll()
+            return outcome
+        }
+    }
+
+    /// Connects, reads, and reconnects as the policy says; every event goes to the play loop in order.
+    private static func runTransport(
+        _ source: any ByteSource, policy: ReconnectPolicy, clock: C, handoff: TransportHandoff<TransportUpdate>
+    ) async {
+        var policy = policy
+        var attempt = 0
         while !Task.isCancelled {
-            connectionCount += 1
+            guard await handoff.send(.attempt(attempt)) else { return }
             let connection = source.makeConnection()
-            beginConnection()
-            do {
+            var sawBytes = false
+            do throws(TransportError) {
                 while let event = try await connection.next() {
-                    try handle(event)
+                    if case .bytes = event, !sawBytes {
+                        sawBytes = true
+                        policy.mediaReceived()
+                    }
+                    guard await handoff.send(.event(event)) else {
+                        await connection.close()
+                        return
+                    }
+                    if let abort = handoff.abortRequest() { throw abort }
                 }
                 await connection.close()
-                flushDecoders()
-                report(.playEnd, "the server ended the stream")
-                return .ended
+                _ = await handoff.send(.finished)
+                return
             } catch {
                 await connection.close()
-                if Task.isCancelled { return .stopped }
-                if mediaLostAt == nil { mediaLostAt = clock.now }
-                if let outcome = connectionLost(error) { return outcome }
-                switch policy.connectionLost() {
-                case .retry(let attempt, let delay):
-                    report(
-                        .reconnect, "reconnecting (attempt \(attempt) of \(policy.retryCount)): \(error.message)",
-                        ["EVT_PARAM1": .int(Int64(attempt)), "reason": .string(error.code.rawValue)])
-                    do {
-                        try await clock.sleep(for: delay)
-                    } catch {
-                        return .stopped
-                    }
-                case .giveUp(let attempts):
-                    return fail(.networkDisconnected, "connection lost; \(attempts) reconnect attempts failed")
+                if Task.isCancelled { return }
+                let action = policy.connectionLost()
+                guard await handoff.send(.lost(error, action)) else { return }
+                guard case .retry(let next, let delay) = action else { return }
+                attempt = next
+                do {
+                    try await clock.sleep(for: delay)
+                } catch {
+                    return
                 }
             }
         }
-        return .stopped
+    }
+
+    private func playLoop(_ handoff: TransportHandoff<TransportUpdate>) async -> PlaybackOutcome {
+        while true {
+            if Task.isCancelled { return .stopped }
+            for update in handoff.takeAll() {
+                if let outcome = apply(update, handoff) { return outcome }
+            }
+            if let outcome = tick() { return outcome }
+            await handoff.wait(upTo: configuration.tickInterval)
+        }
+    }
+
+    private func apply(_ update: TransportUpdate, _ handoff: TransportHandoff<TransportUpdate>) -> PlaybackOutcome? {
+        switch update {
+        case .attempt:
+            connectionCount += 1
+            beginConnection()
+        case .event(let event):
+            do {
+                try handle(event)
+            } catch {
+                handoff.requestAbort(error)
+            }
+        case .lost(let error, let action):
+            if mediaLostAt == nil { mediaLostAt = clock.now }
+            if let outcome = connectionLost(error) { return outcome }
+            switch action {
+            case .retry(let attempt, _):
+                report(
+                    .reconnect, "reconnecting (attempt \(attempt) of \(configuration.connectRetryCount)): \(error.message)",
+                    ["EVT_PARAM1": .int(Int64(attempt)), "reason": .string(error.code.rawValue)])
+            case .giveUp(let attempts):
+                return fail(.networkDisconnected, "connection lost; \(attempts) reconnect attempts failed")
+            }
+        case .finished:
+            transportFinished = true
+        }
+        return nil
+    }
+
+    /// Advances the engine to now and carries out what it decides.
+    private func tick() -> PlaybackOutcome? {
+        let now = elapsed
+        for action in engine.advance(to: now) {
+            switch action {
+            case .decode(let packet):
+                decode(packet)
+            case .loading(let buffered):
+                if transportFinished { return endOfStream() }
+                report(
+                    .playLoading, "buffer ran dry; loading",
+                    ["buffered_ms": .int(buffered.milliseconds), "target_ms": .int(engine.target.milliseconds)])
+            case .begin(let buffered, let stalled):
+                begin(buffered: buffered, stalled: stalled, at: now)
+            case .skipped(let removed, let dropped):
+                report(
+                    .catchUpSkip, "skipped \(removed.milliseconds) ms of buffered media to catch up",
+                    ["removed_ms": .int(removed.milliseconds), "dropped_frames": .int(Int64(dropped)),
+                        "method": .string("skip")])
+                report(
+                    .videoDiscontinuity, "\(dropped) frames skipped",
+                    ["dropped_frames": .int(Int64(dropped)), "gap_ms": .int(removed.milliseconds)])
+            case .catchUpStarted(let excess):
+                report(
+                    .catchUpStarted, "playing faster to remove \(excess.milliseconds) ms of latency",
+                    ["excess_ms": .int(excess.milliseconds), "rate": .double(engine.rate), "method": .string("rate")])
+            case .catchUpEnded(let removed):
+                report(
+                    .catchUpEnded, "back to normal rate",
+                    ["removed_ms": .int(removed.milliseconds), "method": .string("rate"),
+                        "latency_ms": .int(engine.bufferLatency.milliseconds)])
+            case .rateChanged:
+                break
+            }
+        }
+        if transportFinished, engine.buffer.isEmpty, engine.state != .playing || engine.bufferLatency == .zero {
+            return endOfStream()
+        }
+        reportProgress(at: now)
+        return nil
+    }
+
+    private func endOfStream() -> PlaybackOutcome {
+        flushDecoders()
+        report(.playEnd, "the server ended the stream")
+        return .ended
+    }
+
+    private func begin(buffered: Duration, stalled: Duration?, at now: Duration) {
+        if let stalled, stalled > configuration.latency.videoBlockThreshold {
+            report(
+                .videoPlayLag, "playback stopped for \(stalled.milliseconds) ms",
+                ["EVT_BLOCK_DURATION": .int(stalled.milliseconds)])
+        }
+        var parameters: [String: PlayEventValue] = [
+            "connection": .int(Int64(connectionCount)), "buffered_ms": .int(buffered.milliseconds),
+            "target_ms": .int(engine.target.milliseconds),
+        ]
+        if stalled == nil {
+            startup.record(\.firstShown, now)
+            parameters.merge(startup.parameters) { first, _ in first }
+        }
+        report(.playBegin, stalled == nil ? "playback began" : "playback resumed", parameters)
+    }
+
+    /// `PLAY_EVT_PLAY_PROGRESS` once a second while playing: position, buffer, latencies.
+    private func reportProgress(at now: Duration) {
+        guard engine.state == .playing, let position = engine.position else { return }
+        guard let last = lastProgress else {
+            lastProgress = now
+            return
+        }
+        guard now - last >= .seconds(1) else { return }
+        lastProgress = now
+        var parameters: [String: PlayEventValue] = [
+            "EVT_PLAY_PROGRESS": .double(Double(position.milliseconds) / 1000),
+            "PLAYABLE_DURATION": .double(engine.bufferLatency.seconds),
+            "latency_ms": .int(engine.bufferLatency.milliseconds), "rate": .double(engine.rate),
+            "target_ms": .int(engine.target.milliseconds),
+        ]
+        if let latency = endToEndLatency(position) { parameters["e2e_latency_ms"] = .int(latency) }
+        report(.playProgress, "playing", parameters)
+    }
+
+    /// "Shown N ms after the server sent it", from the lab's `onLivePlayClock` stamps (docs/wall-clock-tags.md).
+    public func endToEndLatency(_ position: MediaTimestamp) -> Int64? {
+        guard let stamp = clockStamp else { return nil }
+        let sentAt = stamp.wallClockMs + Double(position.milliseconds - stamp.streamMs)
+        return Int64((Date().timeIntervalSince1970 * 1000 - sentAt).rounded())
     }
 
     /// Reports why a connection failed; returns an outcome when the failure is final (no retry helps).
@@ -162,6 +330,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     }
 
     private func beginConnection() {
+        transportFinished = false
         demuxer = FLVDemuxer()
         sawKeyframe = false
         sawFrame = false
@@ -178,11 +347,14 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     private func handle(_ event: TransportEvent) throws(TransportError) {
         switch event {
         case .connected(let serverAddress):
+            startup.record(\.connected, elapsed)
             report(.connectSucceeded, "connected to \(serverAddress)", ["SERVER_IP": .string(serverAddress)])
         case .streamBegin:
+            startup.record(\.streamBegan, elapsed)
             streaming = true
             report(.rtmpStreamBegin, "the server started the stream")
         case .bytes(let bytes):
+            startup.record(\.firstByte, elapsed)
             streaming = true
             demuxer.append(bytes)
             do {
@@ -213,6 +385,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     private func handle(_ element: FLVElement) {
         switch element {
         case .packet(var packet):
+            let original = packet
             let mapped = stitcher.map(dts: packet.dts, pts: packet.pts)
             packet.dts = mapped.dts
             packet.pts = mapped.pts
@@ -223,15 +396,23 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             }
             if !sawMedia {
                 sawMedia = true
-                policy.mediaReceived()
                 mediaLostAt = nil
             }
             goodput.record(media: packet.dts, at: elapsed)
+            timelineOffset = mapped.dts.milliseconds - original.dts.milliseconds
+            if packet.kind == .audio { startup.record(\.firstAudio, elapsed) }
             if packet.kind == .video, packet.isKeyframe, !sawKeyframe {
                 sawKeyframe = true
+                startup.record(\.firstKeyframe, elapsed)
                 report(.receivedFirstKeyframe, "first video keyframe received", ["pts_ms": .int(packet.pts.milliseconds)])
             }
-            decode(packet)
+            for action in engine.receive(packet, at: elapsed) {
+                if case .skipped(let removed, let dropped) = action {
+                    report(
+                        .videoDiscontinuity, "the buffer hit its limit and shed \(dropped) frames",
+                        ["dropped_frames": .int(Int64(dropped)), "gap_ms": .int(removed.milliseconds)])
+                }
+            }
         case .videoConfiguration(let video):
             guard configuration.decodes, videoDecoder?.configuration != video else { return }
             flushVideo()
@@ -262,6 +443,12 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             }
             report(.getMetadata, "onMetaData", parameters)
         case .dataMessage(let message):
+            if message.name == "onLivePlayClock", let stamp = message.arguments.first,
+                let wall = stamp["wallClockMs"]?.numberValue, let stream = stamp["streamMs"]?.numberValue
+            {
+                clockStamp = (wall, Int64(stream) + timelineOffset)
+                return
+            }
             guard configuration.enableMessage else { return }
             report(.getMessage, message.name, ["EVT_GET_MSG": .string(String(describing: message.arguments))])
         case .warning(let warning):
@@ -305,7 +492,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     private func firstFrame() {
         guard !sawFrame else { return }
         sawFrame = true
-        report(.playBegin, "playback began", ["connection": .int(Int64(connectionCount))])
+        startup.record(\.firstDecoded, elapsed)
     }
 
     private func flushVideo() {
@@ -315,5 +502,35 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     private func flushDecoders() {
         flushVideo()
         if let decoder = audioDecoder { present(audioDecoder: decoder.flush()) }
+    }
+}
+
+/// Milliseconds from `startPlay` to each startup milestone, for `PLAY_EVT_PLAY_BEGIN`'s parameters.
+struct StartupTimeline {
+    var connected: Duration?
+    var streamBegan: Duration?
+    var firstByte: Duration?
+    var firstAudio: Duration?
+    var firstKeyframe: Duration?
+    var firstDecoded: Duration?
+    var firstShown: Duration?
+
+    /// Records a milestone the first time it happens.
+    mutating func record(_ milestone: WritableKeyPath<StartupTimeline, Duration?>, _ at: Duration) {
+        if self[keyPath: milestone] == nil { self[keyPath: milestone] = at }
+    }
+
+    var parameters: [String: PlayEventValue] {
+        let milestones: [(String, Duration?)] = [
+            ("startup_connected_ms", connected), ("startup_stream_begin_ms", streamBegan),
+            ("startup_first_byte_ms", firstByte), ("startup_first_audio_ms", firstAudio),
+            ("startup_first_keyframe_ms", firstKeyframe), ("startup_first_decoded_ms", firstDecoded),
+            ("startup_first_shown_ms", firstShown),
+        ]
+        var parameters: [String: PlayEventValue] = [:]
+        for (key, value) in milestones {
+            if let value { parameters[key] = .int(value.milliseconds) }
+        }
+        return parameters
     }
 }

@@ -18,7 +18,7 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
 
     /// Errors are negative; the player stops after one.
     public var isError: Bool { rawValue < 0 }
-    /// Warnings are 2101–2199 and 3001–3099.
+    /// Warnings are 2101–2199 and 3001–3099; 9001–9099 are liveplay's own informational events.
     public var isWarning: Bool { (2101...2199).contains(rawValue) || (3001...3099).contains(rawValue) }
 
     public static let connectSucceeded = PlayEventCode(2001, "PLAY_EVT_CONNECT_SUCC")
@@ -51,13 +51,18 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
     public static let hevcDecodeFailed = PlayEventCode(-2304, "PLAY_ERR_HEVC_DECODE_FAIL")
     public static let serverRefused = PlayEventCode(-2308, "PLAY_ERR_SERVER_REFUSED")
 
+    // liveplay's own events, in a range Tencent does not use (9001–9099).
+    public static let catchUpStarted = PlayEventCode(9001, "LIVEPLAY_EVT_CATCH_UP_START")
+    public static let catchUpEnded = PlayEventCode(9002, "LIVEPLAY_EVT_CATCH_UP_END")
+    public static let catchUpSkip = PlayEventCode(9003, "LIVEPLAY_EVT_CATCH_UP_SKIP")
+
     /// Every code liveplay can emit.
     public static let known: [PlayEventCode] = [
         connectSucceeded, rtmpStreamBegin, receivedFirstKeyframe, playBegin, playProgress, playEnd, playLoading,
         startVideoDecoder, changeResolution, getMessage, getMetadata, videoDecodeFailed, audioDecodeFailed, reconnect,
         receiveDataLag, videoPlayLag, hardwareAccelerationFailed, videoDiscontinuity, dnsFailed, serverConnectFailed,
         handshakeFailed, serverDisconnected, readWriteFailed, networkDisconnected, fileNotFound, hevcDecodeFailed,
-        serverRefused,
+        serverRefused, catchUpStarted, catchUpEnded, catchUpSkip,
     ]
 }
 

@@ -115,6 +115,7 @@ public struct PlaybackEngine: Sendable {
                 state = .loading
             }
         case .loading:
+            skipGap()
             if bufferLatency >= resumeLevel || (buffer.duration >= resumeLevel) {
                 state = .playing
                 let stalled = stalledSince.map { now - $0 }
@@ -135,11 +136,22 @@ public struct PlaybackEngine: Sendable {
                 setRate(1.0, into: &actions)
                 actions.append(.loading(buffered: .zero))
             } else {
+                skipGap()
                 control(into: &actions)
             }
         }
         release(into: &actions)
         return actions
+    }
+
+    /// Media missing between the position and the oldest packet (a reconnect's gap, already reported
+    /// as a discontinuity) is not waited through: the position moves to the oldest packet.
+    private mutating func skipGap() {
+        // Released packets leave the buffer up to the look-ahead, so a normal "gap" is that plus a frame.
+        guard hasStarted, let oldest = buffer.oldest, let position,
+            oldest > position + lookAhead + .milliseconds(250)
+        else { return }
+        self.position = oldest - lookAhead
     }
 
     private var hasSeenVideo: Bool { buffer.droppedVideoFrames > 0 || state != .waitingForKeyframe }

@@ -73,6 +73,9 @@ public struct EventProbe: Sendable {
     }
 
     public var events: [PlayEvent] { box.events }
+
+    /// Ends the recording now (the session is cancelled).
+    public func stop() { box.signalStop() }
 }
 
 fileprivate final class EventBox: @unchecked Sendable {

@@ -40,6 +40,18 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(help: "Seconds allowed for the TCP connection.")
     var connectTimeout: Double = 5
 
+    @Option(help: "Latency mode: auto (1–5 s adaptive), speed (1 s, catches up), smooth (5 s fixed cache).")
+    var mode: LatencyModeOption = .auto
+
+    @Option(help: "cacheTime in seconds: the fixed cache (smooth) and what loading waits for.")
+    var cacheTime: Double?
+
+    @Option(help: "minAutoAdjustCacheTime in seconds (auto / speed).")
+    var minCache: Double?
+
+    @Option(help: "maxAutoAdjustCacheTime in seconds (auto / speed).")
+    var maxCache: Double?
+
     @Flag(help: "Accept TLS certificates that cannot be verified (self-signed; testing only).")
     var insecure = false
 
@@ -52,6 +64,12 @@ struct PlayCommand: AsyncParsableCommand {
             throw ValidationError("--retry-interval, --read-timeout and --connect-timeout must be positive")
         }
         if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
+        for value in [cacheTime, minCache, maxCache].compactMap({ $0 }) where value <= 0 || value > 60 {
+            throw ValidationError("cache times must be in (0, 60] seconds, got \(value)")
+        }
+        if let minCache, let maxCache, minCache > maxCache {
+            throw ValidationError("--min-cache must not exceed --max-cache")
+        }
         for header in headers where HTTPHeaderField(parsing: header) == nil {
             throw ValidationError("--header must look like 'Name: value', got '\(header)'")
         }
@@ -62,8 +80,14 @@ struct PlayCommand: AsyncParsableCommand {
             connectTimeout: .seconds(connectTimeout), noDataTimeout: .seconds(readTimeout),
             headers: headers.compactMap(HTTPHeaderField.init(parsing:)), allowsInsecureTLS: insecure)
         transport.handshakeTimeout = max(transport.handshakeTimeout, transport.connectTimeout)
+        var latency = LatencyParameters.preset(mode.mode)
+        if let cacheTime { latency.cacheTime = .seconds(cacheTime) }
+        if let minCache { latency.minAutoAdjustCacheTime = .seconds(minCache) }
+        if let maxCache { latency.maxAutoAdjustCacheTime = .seconds(maxCache) }
+        latency.maxAutoAdjustCacheTime = max(latency.maxAutoAdjustCacheTime, latency.minAutoAdjustCacheTime)
         let configuration = LivePlayConfiguration(
-            connectRetryCount: retries, connectRetryInterval: .seconds(retryInterval), transport: transport)
+            connectRetryCount: retries, connectRetryInterval: .seconds(retryInterval), transport: transport,
+            latency: latency)
         var logger = Logger(label: "liveplay")
         logger.logLevel = .error
         let (url, duration, sessionLogger) = (url, duration, logger)
@@ -88,6 +112,21 @@ struct PlayCommand: AsyncParsableCommand {
         switch outcome {
         case .ended, .stopped: return
         case .failed: throw ExitCode(ExitStatus.playbackError)
+        }
+    }
+}
+
+/// `--mode` choices.
+enum LatencyModeOption: String, CaseIterable, ExpressibleByArgument {
+    case auto
+    case speed
+    case smooth
+
+    var mode: LatencyMode {
+        switch self {
+        case .auto: .auto
+        case .speed: .speed
+        case .smooth: .smooth
         }
     }
 }

@@ -1,0 +1,131 @@
+import Foundation
+import LivePlayTransport
+
+private struct TransportErrorBox {
+    var error: TransportError
+}
+
+/// A bounded queue between the transport task and the play loop: the sender waits when it is full (bytes
+/// keep their backpressure, nothing is dropped), and the play loop waits for an item *or* its next tick.
+final class TransportHandoff<Element: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private let capacity: Int
+    private var items: [Element] = []
+    private var senders: [CheckedContinuation<Void, Never>] = []
+    private var doorbell: CheckedContinuation<Void, Never>?
+    private var closed = false
+    private var abort: TransportErrorBox?
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    /// Queues `item`, waiting while the queue is full; returns `false` once closed.
+    func send(_ item: Element) async -> Bool {
+        while true {
+            let ring: CheckedContinuation<Void, Never>?
+            let accepted: Bool? = lock.withLock {
+                if closed { return false }
+                guard items.count < capacity else { return nil }
+                items.append(item)
+                return true
+            }
+            if let accepted {
+                if accepted {
+                    ring = lock.withLock {
+                        defer { doorbell = nil }
+                        return doorbell
+                    }
+                    ring?.resume()
+                }
+                return accepted
+            }
+            if Task.isCancelled { return false }
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    let resumeNow = lock.withLock {
+                        if closed || items.count < capacity { return true }
+                        senders.append(continuation)
+                        return false
+                    }
+                    if resumeNow { continuation.resume() }
+                }
+            } onCancel: {
+                self.wakeSenders()
+            }
+        }
+    }
+
+    /// Everything queued now (possibly nothing).
+    func takeAll() -> [Element] {
+        let (taken, waiting) = lock.withLock {
+            defer {
+                items.removeAll(keepingCapacity: true)
+                senders.removeAll()
+            }
+            return (items, senders)
+        }
+        for sender in waiting { sender.resume() }
+        return taken
+    }
+
+    /// Waits until an item is queued or `timeout` passes, whichever is first.
+    func wait(upTo timeout: Duration) async {
+        guard lock.withLock({ items.isEmpty && !closed }) else { return }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { continuation in
+                        let resumeNow = self.lock.withLock {
+                            if !self.items.isEmpty || self.closed { return true }
+                            self.doorbell = continuation
+                            return false
+                        }
+                        if resumeNow { continuation.resume() }
+                    }
+                } onCancel: {
+                    self.ringDoorbell()
+                }
+            }
+            group.addTask { try? await Task.sleep(for: timeout) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Asks the transport to drop its current connection with `error` (e.g. media far below real time).
+    func requestAbort(_ error: TransportError) {
+        lock.withLock { abort = TransportErrorBox(error: error) }
+    }
+
+    /// The abort asked for, once.
+    func abortRequest() -> TransportError? {
+        lock.withLock {
+            defer { abort = nil }
+            return abort?.error
+        }
+    }
+
+    /// No more items are accepted; waiting senders and the waiting receiver wake.
+    func close() {
+        lock.withLock { closed = true }
+        wakeSenders()
+        ringDoorbell()
+    }
+
+    private func ringDoorbell() {
+        let ring = lock.withLock {
+            defer { doorbell = nil }
+            return doorbell
+        }
+        ring?.resume()
+    }
+
+    private func wakeSenders() {
+        let waiting = lock.withLock {
+            defer { senders.removeAll() }
+            return senders
+        }
+        for sender in waiting { sender.resume() }
+    }
+}
