@@ -98,7 +98,7 @@ let package = Package(
         .target(
             name: "LivePlayLab",
             dependencies: [
-                "LivePlayFLV",
+                "LivePlayCore", "LivePlayFLV",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -43,8 +43,10 @@ final class TransportHandoff<Element: Sendable>: @unchecked Sendable {
             if Task.isCancelled { return false }
             await withTaskCancellationHandler {
                 await withCheckedContinuation { continuation in
+                    // Checked under the lock the cancellation handler also takes, so a cancellation that
+                    // arrives before this continuation is registered cannot be missed.
                     let resumeNow = lock.withLock {
-                        if closed || items.count < capacity { return true }
+                        if closed || items.count < capacity || Task.isCancelled { return true }
                         senders.append(continuation)
                         return false
                     }
@@ -77,7 +79,7 @@ final class TransportHandoff<Element: Sendable>: @unchecked Sendable {
                 await withTaskCancellationHandler {
                     await withCheckedContinuation { continuation in
                         let resumeNow = self.lock.withLock {
-                            if !self.items.isEmpty || self.closed { return true }
+                            if !self.items.isEmpty || self.closed || Task.isCancelled { return true }
                             self.doorbell = continuation
                             return false
                         }

@@ -144,28 +144,3 @@ public struct JitterBuffer: Sendable {
         }
     }
 }
-
-extension MediaTimestamp {
-    /// `self - duration`, in milliseconds.
-    public static func - (lhs: MediaTimestamp, rhs: Duration) -> MediaTimestamp {
-        MediaTimestamp(milliseconds: lhs.milliseconds - rhs.milliseconds)
-    }
-
-    public static func + (lhs: MediaTimestamp, rhs: Duration) -> MediaTimestamp {
-        MediaTimestamp(milliseconds: lhs.milliseconds + rhs.milliseconds)
-    }
-}
-
-extension Duration {
-    /// Whole milliseconds (truncated).
-    public var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
-
-    /// Seconds as a Double.
-    public var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}

@@ -54,7 +54,8 @@ public struct PlaybackEngine: Sendable {
     private var hasStarted = false
     private var catchUpExcess: Duration?
     private var jitter = ArrivalJitter()
-    private var releasedThrough: MediaTimestamp?
+    /// Any video arrived (keyframe or not): then playback waits for a keyframe, never starts on audio.
+    private var sawVideo = false
 
     public init(parameters: LatencyParameters, limits: JitterBuffer.Limits = JitterBuffer.Limits()) {
         self.parameters = parameters
@@ -79,6 +80,7 @@ public struct PlaybackEngine: Sendable {
     /// A packet arrived at `now`.
     public mutating func receive(_ packet: EncodedPacket, at now: Duration) -> [PlaybackAction] {
         jitter.record(media: packet.dts, at: now)
+        if packet.kind == .video { sawVideo = true }
         if state == .waitingForKeyframe {
             // Start at a keyframe: anything before it cannot be decoded.
             guard packet.kind == .audio || packet.isKeyframe else { return [] }
@@ -108,10 +110,8 @@ public struct PlaybackEngine: Sendable {
         adaptTarget(elapsed: elapsed)
         switch state {
         case .waitingForKeyframe:
-            // Audio-only streams start once audio is buffered to the resume level.
-            if buffer.first?.kind == .audio, !buffer.isEmpty, buffer.duration >= resumeLevel, position != nil,
-                !hasSeenVideo
-            {
+            // An audio-only stream starts once audio is buffered to the resume level.
+            if !sawVideo, buffer.duration >= resumeLevel, position != nil {
                 state = .loading
             }
         case .loading:
@@ -154,7 +154,6 @@ public struct PlaybackEngine: Sendable {
         self.position = oldest - lookAhead
     }
 
-    private var hasSeenVideo: Bool { buffer.droppedVideoFrames > 0 || state != .waitingForKeyframe }
 
     /// Rate and skip decisions while playing.
     private mutating func control(into actions: inout [PlaybackAction]) {

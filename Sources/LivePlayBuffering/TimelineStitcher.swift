@@ -36,11 +36,11 @@ public struct TimelineStitcher: Sendable {
             anchorOutage = nil
             if let last {
                 let continued = dts.milliseconds + offset
-                let limit = last + milliseconds(outage + continuationTolerance)
+                let limit = last + (outage + continuationTolerance).milliseconds
                 if continued > last && continued <= limit {
                     gap = .milliseconds(continued - last)
                 } else {
-                    let target = last + max(1, milliseconds(outage))
+                    let target = last + max(1, outage.milliseconds)
                     offset = target - dts.milliseconds
                     gap = .milliseconds(target - last)
                 }
@@ -49,10 +49,5 @@ public struct TimelineStitcher: Sendable {
         let mappedDTS = dts.milliseconds + offset
         last = max(last ?? mappedDTS, mappedDTS)
         return (MediaTimestamp(milliseconds: mappedDTS), MediaTimestamp(milliseconds: pts.milliseconds + offset), gap)
-    }
-
-    private func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }

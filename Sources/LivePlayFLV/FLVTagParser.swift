@@ -26,18 +26,18 @@ struct FLVTagParser: Sendable {
         // Zero-length tags carry nothing (some servers send them as keep-alives).
         guard !body.isEmpty else { return }
         let timestamp = timestamps.unwrap(wireTimestamp)
-        var reader = ByteReader(Array(body))
+        var reader = TagBodyReader(body)
         switch type {
         case .video: parseVideo(&reader, timestamp: timestamp, offset: offset, into: &elements)
         case .audio: parseAudio(&reader, timestamp: timestamp, offset: offset, into: &elements)
-        case .script: parseScript(reader.bytes, timestamp: timestamp, offset: offset, into: &elements)
+        case .script: parseScript(Array(body), timestamp: timestamp, offset: offset, into: &elements)
         }
     }
 
     // MARK: - Video (§E.4.3.1 and Enhanced RTMP v1)
 
     private mutating func parseVideo(
-        _ reader: inout ByteReader, timestamp: MediaTimestamp, offset: Int64, into elements: inout [FLVElement]
+        _ reader: inout TagBodyReader, timestamp: MediaTimestamp, offset: Int64, into elements: inout [FLVElement]
     ) {
         let first = reader.readUInt8()!
         if first & 0x80 != 0 {
@@ -75,7 +75,7 @@ struct FLVTagParser: Sendable {
     }
 
     private mutating func parseExtendedVideo(
-        _ first: UInt8, _ reader: inout ByteReader, timestamp: MediaTimestamp, offset: Int64,
+        _ first: UInt8, _ reader: inout TagBodyReader, timestamp: MediaTimestamp, offset: Int64,
         into elements: inout [FLVElement]
     ) {
         let frameType = (first >> 4) & 0x07
@@ -180,7 +180,7 @@ struct FLVTagParser: Sendable {
     // MARK: - Audio (§E.4.2.1)
 
     private mutating func parseAudio(
-        _ reader: inout ByteReader, timestamp: MediaTimestamp, offset: Int64, into elements: inout [FLVElement]
+        _ reader: inout TagBodyReader, timestamp: MediaTimestamp, offset: Int64, into elements: inout [FLVElement]
     ) {
         let first = reader.readUInt8()!
         let formatValue = first >> 4
@@ -268,5 +268,29 @@ struct FLVTagParser: Sendable {
         var decoder = AMF0Decoder(body, maximumDepth: maximumAMFDepth, baseOffset: offset)
         guard let values = try? decoder.decodeAll(), case .string(let name) = values.first else { return nil }
         return FLVDataMessage(name: name, arguments: Array(values.dropFirst()), timestamp: timestamp)
+    }
+}
+
+/// Reads a tag body in place: codec header fields through a small reader over its first bytes, the
+/// payload as a slice of the demuxer's buffer, so each packet's bytes are copied once, into the packet.
+private struct TagBodyReader {
+    /// Longer than any codec header (Enhanced RTMP: 1 + FourCC 4 + composition time 3).
+    private static let headerLimit = 16
+    private let body: ArraySlice<UInt8>
+    private var header: ByteReader
+
+    init(_ body: ArraySlice<UInt8>) {
+        self.body = body
+        header = ByteReader(Array(body.prefix(Self.headerLimit)))
+    }
+
+    mutating func readUInt8() -> UInt8? { header.readUInt8() }
+    mutating func readUInt32() -> UInt32? { header.readUInt32() }
+    mutating func readInt24() -> Int32? { header.readInt24() }
+
+    /// Everything after the fields read so far.
+    mutating func readRest() -> ArraySlice<UInt8> {
+        defer { _ = header.readRest() }
+        return body.dropFirst(header.offset)
     }
 }

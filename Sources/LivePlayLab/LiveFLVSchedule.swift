@@ -1,3 +1,4 @@
+import LivePlayCore
 public import NIOCore
 
 /// Decides which tags of a looping ``LiveFLVProgram`` are due at a given moment of the stream, and the
@@ -44,12 +45,12 @@ public struct LiveFLVSchedule: Sendable {
     /// The stream timestamp due at `elapsed`: every tag sent by then has one at most this, every later
     /// tag one above it (for files in timestamp order).
     public func timestamp(at elapsed: Duration) -> UInt32 {
-        UInt32(truncatingIfNeeded: Int64(firstTimestamp) + elapsed.inMilliseconds)
+        UInt32(truncatingIfNeeded: Int64(firstTimestamp) + elapsed.milliseconds)
     }
 
     /// Every tag due at `elapsed` (time since the stream started), in file order.
     public mutating func due(at elapsed: Duration) -> [Emission] {
-        let now = elapsed.inMilliseconds
+        let now = elapsed.milliseconds
         var emissions: [Emission] = []
         while !isFinished, dueMilliseconds(nextIndex) <= now {
             let timestamp = UInt32(truncatingIfNeeded: Int64(timestamps[nextIndex]) + completedLoops * loopPeriod)
@@ -186,28 +187,9 @@ enum HTTPChunk {
     static let last: ByteBuffer = ByteBuffer(string: "0\r\n\r\n")
 }
 
-extension Duration {
-    /// Whole milliseconds, rounded toward zero.
-    var inMilliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
-
-    /// Whole nanoseconds, rounded toward zero.
-    var inNanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
-
-    /// Seconds as a `Double`.
-    var inSeconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}
 
 extension TimeAmount {
     init(_ duration: Duration) {
-        self = .nanoseconds(duration.inNanoseconds)
+        self = .nanoseconds(duration.nanoseconds)
     }
 }

@@ -1,3 +1,4 @@
+import LivePlayCore
 public import Logging
 public import NIOCore
 import NIOHTTP1
@@ -65,7 +66,7 @@ public struct LoadGenerator: Sendable {
         public var keptUp: Int {
             results.filter {
                 $0.status == 200 && !$0.endedEarly && $0.windowWallSeconds > 0
-                    && $0.lagMilliseconds <= Double(configuration.lagTolerance.inMilliseconds)
+                    && $0.lagMilliseconds <= Double(configuration.lagTolerance.milliseconds)
             }.count
         }
         public var keptUpFraction: Double { results.isEmpty ? 0 : Double(keptUp) / Double(results.count) }

@@ -1,3 +1,4 @@
+import LivePlayCore
 public import NIOCore
 
 /// One direction of a proxied connection as a state machine: bytes in, paced segments out.
@@ -48,7 +49,7 @@ public struct ToxicPipe: Sendable {
         guard bytes.readableBytes > 0 else { return }
         var delay = toxics.latency
         if toxics.jitter > .zero {
-            let span = toxics.jitter.inNanoseconds
+            let span = toxics.jitter.nanoseconds
             delay += .nanoseconds(Int64(random.next() % UInt64(2 * span + 1)) - span)
         }
         let releaseAt = max(now + TimeAmount(max(delay, .zero)), lastRelease)

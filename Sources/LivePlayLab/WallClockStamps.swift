@@ -1,3 +1,4 @@
+import LivePlayCore
 import Foundation
 public import LivePlayFLV
 public import NIOCore
@@ -85,7 +86,7 @@ public struct WallClockSchedule: Sendable {
         let stamp = WallClockStamp(wallClockMs: wallClockMs, streamMs: streamMs)
         latest = stamp
         guard elapsed >= nextDue else { return nil }
-        let missed = (elapsed - nextDue).inNanoseconds / interval.inNanoseconds
+        let missed = (elapsed - nextDue).nanoseconds / interval.nanoseconds
         nextDue += interval * (missed + 1)
         return stamp
     }

@@ -18,6 +18,39 @@ public enum LoopbackPort {
         return try boundPort(descriptor)
     }
 
+    /// A listening socket on a free 127.0.0.1 port (backlog 0 holds exactly one pending connection).
+    public static func listen(backlog: Int32 = 64) throws -> (descriptor: Int32, port: UInt16) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw LoopbackError("socket: \(String(cString: strerror(errno)))") }
+        var on: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        var address = loopback(port: 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, Glibc.listen(descriptor, backlog) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw LoopbackError("bind/listen: \(reason)")
+        }
+        return (descriptor, try boundPort(descriptor))
+    }
+
+    /// Writes all of `bytes`; `false` when the peer went away.
+    public static func send(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes {
+                Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            guard sent > 0 else { return false }
+            offset += sent
+        }
+        return true
+    }
+
     /// Whether something accepts TCP connections on 127.0.0.1:`port` right now.
     public static func isAccepting(_ port: UInt16) -> Bool {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

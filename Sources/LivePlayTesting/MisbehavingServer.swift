@@ -30,26 +30,12 @@ public final class MisbehavingServer: @unchecked Sendable {
     private var filler: Int32 = -1
 
     public init(_ behavior: Behavior, lifetime: Duration = .seconds(30)) throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw LoopbackError("socket: \(String(cString: strerror(errno)))") }
-        var on: Int32 = 1
-        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-        var address = LoopbackPort.loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0 else {
-            close(descriptor)
-            throw LoopbackError("bind: \(String(cString: strerror(errno)))")
-        }
         var unreachable = false
         if case .unreachable = behavior { unreachable = true }
         // Backlog 0 holds exactly one connection in the accept queue; the filler below takes it.
-        listen(descriptor, unreachable ? 0 : 8)
+        let (descriptor, boundPort) = try LoopbackPort.listen(backlog: unreachable ? 0 : 8)
         listener = descriptor
-        port = try LoopbackPort.boundPort(descriptor)
+        port = boundPort
         if unreachable {
             let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var target = LoopbackPort.loopback(port: port)
@@ -157,13 +143,8 @@ public final class MisbehavingServer: @unchecked Sendable {
         }
 
         public func write(_ bytes: [UInt8]) throws {
-            var offset = 0
-            while offset < bytes.count {
-                let sent = bytes[offset...].withUnsafeBytes {
-                    send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-                }
-                guard sent > 0 else { throw LoopbackError("send: \(String(cString: strerror(errno)))") }
-                offset += sent
+            guard LoopbackPort.send(descriptor, bytes) else {
+                throw LoopbackError("send: \(String(cString: strerror(errno)))")
             }
         }
 

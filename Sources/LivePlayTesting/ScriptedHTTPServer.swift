@@ -37,7 +37,9 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
 
     public init(respond: @escaping @Sendable (_ path: String, _ headers: [String: String]) -> Response) throws {
         self.respond = respond
-        (listener, port) = try LoopbackSocket.listen()
+        let (descriptor, boundPort) = try LoopbackPort.listen()
+        listener = descriptor
+        port = Int(boundPort)
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 
@@ -92,56 +94,18 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
         for (name, value) in response.headers { head += "\(name): \(value)\r\n" }
         if response.contentLength { head += "Content-Length: \(response.body.count)\r\n" }
         head += "\r\n"
-        guard LoopbackSocket.write(client, Array(head.utf8)) else { return }
+        guard LoopbackPort.send(client, Array(head.utf8)) else { return }
         guard let pacing = response.pacing else {
-            _ = LoopbackSocket.write(client, response.body)
+            _ = LoopbackPort.send(client, response.body)
             return
         }
         var offset = 0
         while offset < response.body.count, !isStopped {
             let end = min(offset + pacing.chunk, response.body.count)
-            guard LoopbackSocket.write(client, Array(response.body[offset..<end])) else { return }
+            guard LoopbackPort.send(client, Array(response.body[offset..<end])) else { return }
             offset = end
             Thread.sleep(forTimeInterval: Double(pacing.interval / .milliseconds(1)) / 1000)
         }
-    }
-}
-
-/// Plain POSIX sockets on 127.0.0.1, for test servers.
-public enum LoopbackSocket {
-    /// A listening socket on a free loopback port.
-    public static func listen(backlog: Int32 = 64) throws -> (Int32, Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.EMFILE) }
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, Glibc.listen(fd, backlog) == 0 else {
-            close(fd)
-            throw POSIXError(.EADDRINUSE)
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return (fd, Int(UInt16(bigEndian: address.sin_port)))
-    }
-
-    /// Writes everything; `false` when the peer went away.
-    public static func write(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard written > 0 else { return false }
-            offset += written
-        }
-        return true
     }
 }
 

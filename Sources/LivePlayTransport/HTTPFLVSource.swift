@@ -217,10 +217,3 @@ private final class IteratorBox: @unchecked Sendable {
         try await iterator.next()
     }
 }
-
-extension Duration {
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
-}

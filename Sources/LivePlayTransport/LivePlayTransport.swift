@@ -1,5 +1,6 @@
 /// # LivePlayTransport
 ///
-/// Byte sources that end in an FLV byte stream. For now ``FileSource``; HTTP-FLV and RTMP (through
-/// librtmp, on its own thread) follow.
+/// Byte sources that end in an FLV byte stream, behind one pull-based ``ByteSource`` / ``ByteConnection``
+/// abstraction: ``HTTPFLVSource`` on AsyncHTTPClient, ``RTMPSource`` through librtmp on a dedicated thread
+/// with every wait bounded and every message checked in Swift, and ``FileSource`` for local files.
 public enum LivePlayTransport {}

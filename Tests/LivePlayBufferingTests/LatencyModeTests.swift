@@ -174,3 +174,40 @@ import Testing
         #expect(buffer.byteCount <= (4 << 20) + 50 * 5000)
     }
 }
+
+@Suite struct PlaybackEngineStartTests {
+    static func packet(_ kind: MediaKind, _ ms: Int64, key: Bool = false) -> EncodedPacket {
+        EncodedPacket(
+            kind: kind, dts: MediaTimestamp(milliseconds: ms), pts: MediaTimestamp(milliseconds: ms),
+            isKeyframe: kind == .audio || key, payload: [0])
+    }
+
+    @Test func anAudioOnlyStreamStartsWithoutWaitingForVideo() {
+        var engine = PlaybackEngine(parameters: .preset(.speed))
+        var began = false
+        for index in 0..<100 {
+            let now = Duration.milliseconds(index * 23)
+            _ = engine.receive(Self.packet(.audio, Int64(index * 23)), at: now)
+            if engine.advance(to: now).contains(where: { if case .begin = $0 { true } else { false } }) { began = true }
+        }
+        #expect(began)
+        #expect(engine.state == .playing)
+    }
+
+    @Test func videoThatStartsMidGOPWaitsForItsKeyframeAndNeverStartsOnAudio() {
+        var engine = PlaybackEngine(parameters: .preset(.speed))
+        var decoded: [EncodedPacket] = []
+        // 2 s of audio and inter frames before the first keyframe arrives (no GOP cache).
+        for index in 0..<60 {
+            let now = Duration.milliseconds(index * 33)
+            _ = engine.receive(Self.packet(.video, Int64(index * 33)), at: now)
+            _ = engine.receive(Self.packet(.audio, Int64(index * 33 + 5)), at: now)
+            for case .decode(let packet) in engine.advance(to: now) { decoded.append(packet) }
+        }
+        #expect(engine.state == .waitingForKeyframe)
+        #expect(decoded.isEmpty)
+        _ = engine.receive(Self.packet(.video, 1980, key: true), at: .milliseconds(1980))
+        for case .decode(let packet) in engine.advance(to: .milliseconds(1990)) { decoded.append(packet) }
+        #expect(decoded.first?.kind == .video && decoded.first?.isKeyframe == true)
+    }
+}

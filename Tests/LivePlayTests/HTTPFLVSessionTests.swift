@@ -132,16 +132,14 @@ import Testing
     }
 
     @Test func aRefusedPortIsAServerConnectionFailure() async throws {
-        let (socket, port) = try LoopbackSocket.listen()
-        close(socket)
+        let port = try LoopbackPort.free()
         let recording = await SessionRecording.record(
             "http://127.0.0.1:\(port)/live.flv", configuration: Self.configuration(retries: 1))
         #expect(recording.codes == [3002, 2103, 3002, -2301])
     }
 
     @Test func ffmpegAsAnHTTPServerPlays() async throws {
-        let (socket, port) = try LoopbackSocket.listen()
-        close(socket)
+        let port = try LoopbackPort.free()
         let ffmpeg = Process()
         ffmpeg.executableURL = URL(fileURLWithPath: try #require(ExternalTool.find("ffmpeg")))
         ffmpeg.arguments = [

@@ -10,9 +10,8 @@ import Testing
         private let process: Process
 
         init(directory: String) throws {
-            let (socket, port) = try LoopbackSocket.listen()
-            close(socket)
-            self.port = port
+            let port = try LoopbackPort.free()
+            self.port = Int(port)
             try ExternalTool.check(
                 "openssl",
                 ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",

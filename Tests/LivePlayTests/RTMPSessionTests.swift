@@ -63,8 +63,9 @@ import Testing
         guard let (server, publisher, url) = try Self.start() else { return }
         defer { publisher.stop() }
         var configuration = Self.configuration
+        configuration.connectRetryCount = 2
         let recording = await SessionRecording.record(
-            url, configuration: { configuration.connectRetryCount = 2; return configuration }(), limit: .seconds(20),
+            url, configuration: configuration, limit: .seconds(20),
             script: { probe in
                 await probe.wait(for: .playBegin, timeout: .seconds(15))
                 server.kill()
@@ -79,15 +80,18 @@ import Testing
 
 /// RTMP faults as the player reports them: each attempt's warning, the retries, then the final error.
 @Suite struct RTMPFaultSessionTests {
-    static let configuration = LivePlayConfiguration(
-        connectRetryCount: 1, connectRetryInterval: .milliseconds(100),
-        transport: TransportOptions(connectTimeout: .seconds(1), handshakeTimeout: .seconds(2), noDataTimeout: .seconds(2)))
+    static func configuration(retries: Int = 1) -> LivePlayConfiguration {
+        LivePlayConfiguration(
+            connectRetryCount: retries, connectRetryInterval: .milliseconds(100),
+            transport: TransportOptions(
+                connectTimeout: .seconds(1), handshakeTimeout: .seconds(2), noDataTimeout: .seconds(2)))
+    }
 
     @Test func garbageInsteadOfTheHandshakeIsAHandshakeFailure() async throws {
         let server = try MisbehavingServer(.garbage(Array(repeating: 0x5A, count: 4096)))
         defer { server.stop() }
         let recording = await SessionRecording.record(
-            "rtmp://127.0.0.1:\(server.port)/live/x", configuration: Self.configuration)
+            "rtmp://127.0.0.1:\(server.port)/live/x", configuration: Self.configuration())
         // TCP connects (2001), then the handshake fails (3003), on each attempt.
         #expect(recording.codes == [2001, 3003, 2103, 2001, 3003, -2301])
         #expect(recording.events[2].parameters["EVT_PARAM1"] == .int(1))
@@ -96,9 +100,8 @@ import Testing
     @Test func aTrickledHandshakeFailsAtTheHandshakeDeadline() async throws {
         let server = try MisbehavingServer(.trickle(interval: .seconds(2)))
         defer { server.stop() }
-        var configuration = Self.configuration
-        configuration.connectRetryCount = 0
-        let recording = await SessionRecording.record("rtmp://127.0.0.1:\(server.port)/live/x", configuration: configuration)
+        let recording = await SessionRecording.record(
+            "rtmp://127.0.0.1:\(server.port)/live/x", configuration: Self.configuration(retries: 0))
         #expect(recording.codes == [2001, 3003, -2301])
         let failure = try #require(recording.first(.handshakeFailed))
         #expect(failure.elapsedMilliseconds >= 1500 && failure.elapsedMilliseconds < 5000)
@@ -107,9 +110,8 @@ import Testing
     @Test func anAMFBombIsACleanErrorNotACrash() async throws {
         let server = try MisbehavingServer(.handshakeThen(RTMPChunkWriter.amfBomb(depth: 100_000)))
         defer { server.stop() }
-        var configuration = Self.configuration
-        configuration.connectRetryCount = 0
-        let recording = await SessionRecording.record("rtmp://127.0.0.1:\(server.port)/live/x", configuration: configuration)
+        let recording = await SessionRecording.record(
+            "rtmp://127.0.0.1:\(server.port)/live/x", configuration: Self.configuration(retries: 0))
         #expect(recording.codes == [2001, 3003, -2301])
         let failure = try #require(recording.first(.handshakeFailed))
         #expect(failure.parameters["reason"] == .string("protocol_violation"))
@@ -120,16 +122,16 @@ import Testing
     @Test func aDeepCommandUnderTheSizeCapStopsAtTheAMFDepthLimit() async throws {
         let server = try MisbehavingServer(.handshakeThen(RTMPChunkWriter.amfBomb(depth: 2_000)))
         defer { server.stop() }
-        var configuration = Self.configuration
-        configuration.connectRetryCount = 0
-        let recording = await SessionRecording.record("rtmp://127.0.0.1:\(server.port)/live/x", configuration: configuration)
+        let recording = await SessionRecording.record(
+            "rtmp://127.0.0.1:\(server.port)/live/x", configuration: Self.configuration(retries: 0))
         #expect(recording.codes == [2001, 3003, -2301])
         #expect(recording.first(.handshakeFailed)?.parameters["reason"] == .string("protocol_violation"))
     }
 
     @Test func aRefusedPortIsAServerConnectionFailure() async throws {
         let port = try LoopbackPort.free()
-        let recording = await SessionRecording.record("rtmp://127.0.0.1:\(port)/live/x", configuration: Self.configuration)
+        let recording = await SessionRecording.record(
+            "rtmp://127.0.0.1:\(port)/live/x", configuration: Self.configuration())
         #expect(recording.codes == [3002, 2103, 3002, -2301])
     }
 }

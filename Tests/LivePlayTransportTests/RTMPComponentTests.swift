@@ -147,21 +147,6 @@ struct RTMPComponentTests {
         #expect(Array(output[(videoTag + 4)..<(videoTag + 8)]) == [0x00, 0x00, 0x40, 0x01])
     }
 
-    // MARK: - Goodput
-
-    @Test("goodput: no verdict before a full window, then media seconds per wall second")
-    func goodputMeter() {
-        var meter = GoodputMeter(window: .seconds(2))
-        let start = ContinuousClock.now
-        #expect(meter.sample(milliseconds: 0, at: start) == nil)
-        #expect(meter.sample(milliseconds: 500, at: start + .seconds(1)) == nil)
-        let goodput = meter.sample(milliseconds: 1000, at: start + .seconds(2))
-        #expect(goodput == 0.5)
-        #expect(meter.sample(milliseconds: 3000, at: start + .seconds(3)) == 1.25)
-        meter.restart()
-        #expect(meter.sample(milliseconds: 3000, at: start + .seconds(4)) == nil)
-    }
-
     @Test("media progress adds plausible timestamp steps per track and takes the furthest track")
     func mediaProgress() {
         var progress = MediaProgress()

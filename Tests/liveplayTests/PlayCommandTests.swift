@@ -37,8 +37,7 @@ import Testing
     }
 
     @Test func secretsStayOutOfTheOutput() throws {
-        let (socket, port) = try LoopbackSocket.listen()
-        close(socket)
+        let port = try LoopbackPort.free()
         let url = "http://127.0.0.1:\(port)/live.flv?txSecret=hunter2&txTime=abc"
         let output = try Binary.run([url, "--retries", "0"])
         #expect(output.status == ExitStatus.playbackError)

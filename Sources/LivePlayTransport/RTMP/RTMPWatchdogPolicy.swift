@@ -1,3 +1,4 @@
+import LivePlayCore
 /// Media time received, summed from message timestamps: what goodput is measured in.
 ///
 /// Each track advances by the difference between consecutive timestamps; a step back or a jump of more
@@ -24,38 +25,6 @@ struct MediaProgress: Sendable, Hashable {
     }
 }
 
-/// Media seconds received per wall second over a sliding window.
-///
-/// Time is passed in: the watchdog samples it on its ticks. A sample history older than the window is
-/// needed before there is a verdict, so a fresh (or just restarted) measurement never trips.
-struct GoodputMeter: Sendable {
-    let window: Duration
-    private var samples: [(instant: ContinuousClock.Instant, milliseconds: UInt64)] = []
-
-    init(window: Duration) {
-        self.window = window
-    }
-
-    /// Forgets the history, after the consumer held the stream back (reading paused on purpose).
-    mutating func restart() {
-        samples.removeAll()
-    }
-
-    /// Records progress at `now` and returns the goodput over the last full window, if there is one.
-    mutating func sample(milliseconds: UInt64, at now: ContinuousClock.Instant) -> Double? {
-        samples.append((now, milliseconds))
-        let windowStart = now - window
-        // Keep exactly one sample at or before the window start: the reference point.
-        while samples.count >= 2, samples[1].instant <= windowStart {
-            samples.removeFirst()
-        }
-        guard let reference = samples.first, reference.instant <= windowStart else { return nil }
-        let media = Double(milliseconds - min(milliseconds, reference.milliseconds)) / 1000
-        let wall = (now - reference.instant) / .seconds(1)
-        return wall > 0 ? media / wall : nil
-    }
-}
-
 /// Decides, from the connection's phase and progress, whether the watchdog must end the connection.
 ///
 /// A value type that returns a verdict; the watchdog thread owns the clock and does the shutting down
@@ -75,6 +44,8 @@ struct RTMPWatchdogPolicy: Sendable {
     private let handshakeTimeout: Duration
     private let minimumGoodput: Double
     private var meter: GoodputMeter
+    /// The meter measures time from here.
+    private let origin = ContinuousClock.now
     private var progress = MediaProgress()
     /// While the consumer holds the stream back, goodput says nothing about the link.
     private var isHeldBack = false
@@ -91,7 +62,7 @@ struct RTMPWatchdogPolicy: Sendable {
 
     mutating func startStreaming() {
         phase = .streaming
-        meter.restart()
+        meter.reset()
     }
 
     mutating func finish() {
@@ -103,7 +74,7 @@ struct RTMPWatchdogPolicy: Sendable {
     }
 
     mutating func setHeldBack(_ heldBack: Bool) {
-        if heldBack != isHeldBack { meter.restart() }
+        if heldBack != isHeldBack { meter.reset() }
         isHeldBack = heldBack
     }
 
@@ -117,10 +88,10 @@ struct RTMPWatchdogPolicy: Sendable {
             return TransportError(
                 .handshakeFailed, "RTMP handshake, connect and play did not complete within \(handshakeTimeout)")
         case .streaming:
-            guard !isHeldBack, minimumGoodput > 0,
-                let goodput = meter.sample(milliseconds: progress.milliseconds, at: now),
-                goodput < minimumGoodput
-            else { return nil }
+            guard !isHeldBack, minimumGoodput > 0 else { return nil }
+            let elapsed = origin.duration(to: now)
+            meter.record(media: MediaTimestamp(milliseconds: Int64(progress.milliseconds)), at: elapsed)
+            guard let goodput = meter.goodput(at: elapsed), goodput < minimumGoodput else { return nil }
             let rounded = (goodput * 1000).rounded() / 1000
             return TransportError(
                 .tooSlow,

@@ -1,0 +1,43 @@
+import LivePlayBuffering
+import LivePlayCore
+import Testing
+
+@Suite struct TimelineStitcherTests {
+    static func ms(_ value: Int64) -> MediaTimestamp { MediaTimestamp(milliseconds: value) }
+
+    @Test func firstConnectionPassesThrough() {
+        var stitcher = TimelineStitcher()
+        let mapped = stitcher.map(dts: Self.ms(1000), pts: Self.ms(1080))
+        #expect(mapped.dts == Self.ms(1000) && mapped.pts == Self.ms(1080) && mapped.gap == nil)
+    }
+
+    @Test func aTimelineRestartingAtZeroFollowsOnAfterTheOutage() {
+        var stitcher = TimelineStitcher()
+        _ = stitcher.map(dts: Self.ms(0), pts: Self.ms(0))
+        _ = stitcher.map(dts: Self.ms(5000), pts: Self.ms(5040))
+        stitcher.beginConnection(outage: .milliseconds(1500))
+        let first = stitcher.map(dts: Self.ms(0), pts: Self.ms(80))
+        #expect(first.dts == Self.ms(6500) && first.pts == Self.ms(6580))
+        #expect(first.gap == .milliseconds(1500))
+        #expect(stitcher.map(dts: Self.ms(40), pts: Self.ms(40)).dts == Self.ms(6540))
+    }
+
+    @Test func aServerThatContinuesItsTimelineKeepsIt() {
+        var stitcher = TimelineStitcher()
+        _ = stitcher.map(dts: Self.ms(10_000), pts: Self.ms(10_000))
+        stitcher.beginConnection(outage: .milliseconds(800))
+        let first = stitcher.map(dts: Self.ms(10_900), pts: Self.ms(10_900))
+        #expect(first.dts == Self.ms(10_900))
+        #expect(first.gap == .milliseconds(900))
+    }
+
+    @Test func aReplayedGOPCacheIsMovedAfterWhatWasPlayed() {
+        var stitcher = TimelineStitcher()
+        _ = stitcher.map(dts: Self.ms(20_000), pts: Self.ms(20_000))
+        stitcher.beginConnection(outage: .milliseconds(300))
+        // The GOP cache starts at the last keyframe, 1.5 s behind.
+        let first = stitcher.map(dts: Self.ms(18_500), pts: Self.ms(18_500))
+        #expect(first.dts == Self.ms(20_300))
+        #expect(stitcher.lastTimestamp == Self.ms(20_300))
+    }
+}
