@@ -13,11 +13,14 @@ public import Logging
 /// One structured ``run(onEvent:)``; cancelling the calling task stops it. The transport (connects,
 /// retries, hands over bytes with backpressure) runs as a child task, so the play loop keeps playing
 /// buffered media while a connection is down. The play loop owns the demuxer, the ``PlaybackEngine``
-/// (jitter buffer and latency controller), and the decoders, and advances them every tick with the
-/// injected clock.
+/// (jitter buffer and latency controller), the decoders and the ``Presenter`` that hands frames to the
+/// sinks at their time, and advances them every tick with the injected clock. ``control`` changes the
+/// latency parameters while playing.
 public final class LiveSession<C: Clock> where C.Duration == Duration {
     public let url: String
     public let configuration: LivePlayConfiguration
+    /// Changes this session while it plays, from any task.
+    public let control: PlaybackControl
     private let clock: C
     private let logger: Logger
     private let makeSource: (@Sendable (String, TransportOptions, Logger) -> (any ByteSource))?
@@ -34,6 +37,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     private var stitcher = TimelineStitcher()
     private var videoDecoder: VideoDecoder?
     private var audioDecoder: AudioDecoder?
+    private let presenter: Presenter
     private var lastResolution: (width: Int, height: Int)?
     private var mediaLostAt: C.Instant?
     private var connectionCount = 0
@@ -50,12 +54,20 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     private var goodput: GoodputMeter
     private var lagging = false
 
-    /// - Parameter makeSource: overrides how a URL becomes a byte source (tests); by default the URL's
-    ///   scheme picks HTTP-FLV or RTMP.
+    /// - Parameters:
+    ///   - videoSink: receives each decoded picture at its presentation time.
+    ///   - audioSink: receives decoded sound, time-stretched to the playback rate; a real-time one is the
+    ///     master clock.
+    ///   - control: a handle made beforehand, for a caller that needs it before the session exists.
+    ///   - makeSource: overrides how a URL becomes a byte source (tests); by default the URL's scheme picks
+    ///     HTTP-FLV or RTMP.
     public init(
         url: String, configuration: LivePlayConfiguration, clock: C, logger: Logger,
+        videoSink: (any VideoSink)? = nil, audioSink: (any AudioSink)? = nil, control: PlaybackControl = PlaybackControl(),
         makeSource: (@Sendable (String, TransportOptions, Logger) -> (any ByteSource))? = nil
     ) {
+        self.control = control
+        self.presenter = Presenter(videoSink: videoSink, audioSink: audioSink)
         self.url = url
         self.configuration = configuration
         self.clock = clock
@@ -216,10 +228,12 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         return nil
     }
 
-    /// Advances the engine to now and carries out what it decides.
+    /// Advances the engine to now, carries out what it decides, and presents what is due.
     private func tick() -> PlaybackOutcome? {
         let now = elapsed
-        for action in engine.advance(to: now) {
+        applyControl()
+        let master = presenter.audioClock(rate: engine.rate)
+        for action in engine.advance(to: now, following: master) {
             switch action {
             case .decode(let packet):
                 decode(packet)
@@ -247,15 +261,55 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
                     .catchUpEnded, "back to normal rate",
                     ["removed_ms": .int(removed.milliseconds), "method": .string("rate"),
                         "latency_ms": .int(engine.bufferLatency.milliseconds)])
+            case .arrivalGap(let gap, let tolerated):
+                guard !transportFinished else { break }
+                report(
+                    .receiveDataLag, "no media for \(gap.milliseconds) ms",
+                    ["reason": .string("arrival_gap"), "gap_ms": .int(gap.milliseconds),
+                        "tolerated_ms": .int(tolerated.milliseconds),
+                        "buffered_ms": .int(engine.bufferLatency.milliseconds)])
             case .rateChanged:
                 break
             }
         }
+        present()
         if transportFinished, engine.buffer.isEmpty, engine.state != .playing || engine.bufferLatency == .zero {
             return endOfStream()
         }
         reportProgress(at: now)
         return nil
+    }
+
+    /// A latency change asked for through ``control``: applied now and reported.
+    private func applyControl() {
+        guard let latency = control.takeLatency(), latency != engine.parameters else { return }
+        let previous = engine.parameters
+        engine.parameters = latency
+        let name = { (parameters: LatencyParameters) in LatencyMode(matching: parameters)?.rawValue ?? "custom" }
+        report(
+            .latencyChanged, "latency mode \(name(previous)) → \(name(latency))",
+            ["mode": .string(name(latency)), "previous_mode": .string(name(previous)),
+                "auto_adjust": .bool(latency.autoAdjustCacheTime), "cache_time_ms": .int(latency.cacheTime.milliseconds),
+                "min_cache_ms": .int(latency.minAutoAdjustCacheTime.milliseconds),
+                "max_cache_ms": .int(latency.maxAutoAdjustCacheTime.milliseconds),
+                "target_ms": .int(engine.target.milliseconds),
+                "latency_ms": .int(engine.bufferLatency.milliseconds)])
+    }
+
+    /// Hands the sinks what is due; the first picture is shown as soon as it is decoded.
+    private func present() {
+        guard let position = engine.position else { return }
+        let shown =
+            engine.state == .playing
+            ? presenter.present(at: position, rate: engine.rate) : presenter.showFirstPicture(at: position)
+        guard let frame = shown else { return }
+        if lastResolution?.width != frame.width || lastResolution?.height != frame.height {
+            lastResolution = (frame.width, frame.height)
+            report(
+                .changeResolution, "\(frame.width)x\(frame.height)",
+                ["EVT_PARAM1": .int(Int64(frame.width)), "EVT_PARAM2": .int(Int64(frame.height))])
+        }
+        startup.record(\.firstShown, elapsed)
     }
 
     private func endOfStream() -> PlaybackOutcome {
@@ -275,6 +329,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             "target_ms": .int(engine.target.milliseconds),
         ]
         if stalled == nil {
+            // An audio-only stream is first heard now.
             startup.record(\.firstShown, now)
             parameters.merge(startup.parameters) { first, _ in first }
         }
@@ -294,7 +349,8 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             "EVT_PLAY_PROGRESS": .double(Double(position.milliseconds) / 1000),
             "PLAYABLE_DURATION": .double(engine.bufferLatency.seconds),
             "latency_ms": .int(engine.bufferLatency.milliseconds), "rate": .double(engine.rate),
-            "target_ms": .int(engine.target.milliseconds),
+            "target_ms": .int(engine.target.milliseconds), "frames_shown": .int(Int64(presenter.framesShown)),
+            "dropped_frames": .int(Int64(engine.buffer.droppedVideoFrames + presenter.droppedVideoFrames)),
         ]
         if let latency = endToEndLatency(position) { parameters["e2e_latency_ms"] = .int(latency) }
         report(.playProgress, "playing", parameters)
@@ -346,6 +402,11 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
 
     private func handle(_ event: TransportEvent) throws(TransportError) {
         switch event {
+        case .resolved(let addresses):
+            startup.record(\.resolved, elapsed)
+            logger.debug("resolved", metadata: ["addresses": "\(addresses)"])
+        case .handshakeDone:
+            startup.record(\.handshakeDone, elapsed)
         case .connected(let serverAddress):
             startup.record(\.connected, elapsed)
             report(.connectSucceeded, "connected to \(serverAddress)", ["SERVER_IP": .string(serverAddress)])
@@ -464,29 +525,25 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         switch packet.kind {
         case .video:
             guard let decoder = videoDecoder else { return }
-            present(decoder.decode(packet), kind: .video)
+            queue(decoder.decode(packet))
         case .audio:
             guard let decoder = audioDecoder else { return }
-            present(audioDecoder: decoder.decode(packet))
+            queue(decoder.decode(packet))
         }
     }
 
-    private func present(_ output: DecodeOutput<VideoFrame>, kind: MediaKind) {
+    private func queue(_ output: DecodeOutput<VideoFrame>) {
         for error in output.errors { report(.videoDecodeFailed, "\(error)") }
         for frame in output.frames {
-            if lastResolution?.width != frame.width || lastResolution?.height != frame.height {
-                lastResolution = (frame.width, frame.height)
-                report(
-                    .changeResolution, "\(frame.width)x\(frame.height)",
-                    ["EVT_PARAM1": .int(Int64(frame.width)), "EVT_PARAM2": .int(Int64(frame.height))])
-            }
             firstFrame()
+            presenter.enqueue(frame)
         }
     }
 
-    private func present(audioDecoder output: DecodeOutput<AudioFrame>) {
+    private func queue(_ output: DecodeOutput<AudioFrame>) {
         for error in output.errors { report(.audioDecodeFailed, "\(error)") }
         if !output.frames.isEmpty, videoDecoder == nil, !expectsVideo { firstFrame() }
+        for frame in output.frames { presenter.enqueue(frame) }
     }
 
     private func firstFrame() {
@@ -496,18 +553,20 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     }
 
     private func flushVideo() {
-        if let decoder = videoDecoder { present(decoder.flush(), kind: .video) }
+        if let decoder = videoDecoder { queue(decoder.flush()) }
     }
 
     private func flushDecoders() {
         flushVideo()
-        if let decoder = audioDecoder { present(audioDecoder: decoder.flush()) }
+        if let decoder = audioDecoder { queue(decoder.flush()) }
     }
 }
 
 /// Milliseconds from `startPlay` to each startup milestone, for `PLAY_EVT_PLAY_BEGIN`'s parameters.
 struct StartupTimeline {
+    var resolved: Duration?
     var connected: Duration?
+    var handshakeDone: Duration?
     var streamBegan: Duration?
     var firstByte: Duration?
     var firstAudio: Duration?
@@ -522,7 +581,8 @@ struct StartupTimeline {
 
     var parameters: [String: PlayEventValue] {
         let milestones: [(String, Duration?)] = [
-            ("startup_connected_ms", connected), ("startup_stream_begin_ms", streamBegan),
+            ("startup_resolved_ms", resolved), ("startup_connected_ms", connected),
+            ("startup_handshake_ms", handshakeDone), ("startup_stream_begin_ms", streamBegan),
             ("startup_first_byte_ms", firstByte), ("startup_first_audio_ms", firstAudio),
             ("startup_first_keyframe_ms", firstKeyframe), ("startup_first_decoded_ms", firstDecoded),
             ("startup_first_shown_ms", firstShown),

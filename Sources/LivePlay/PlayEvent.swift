@@ -55,6 +55,7 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
     public static let catchUpStarted = PlayEventCode(9001, "LIVEPLAY_EVT_CATCH_UP_START")
     public static let catchUpEnded = PlayEventCode(9002, "LIVEPLAY_EVT_CATCH_UP_END")
     public static let catchUpSkip = PlayEventCode(9003, "LIVEPLAY_EVT_CATCH_UP_SKIP")
+    public static let latencyChanged = PlayEventCode(9004, "LIVEPLAY_EVT_LATENCY_CHANGED")
 
     /// Every code liveplay can emit.
     public static let known: [PlayEventCode] = [
@@ -62,7 +63,7 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
         startVideoDecoder, changeResolution, getMessage, getMetadata, videoDecodeFailed, audioDecodeFailed, reconnect,
         receiveDataLag, videoPlayLag, hardwareAccelerationFailed, videoDiscontinuity, dnsFailed, serverConnectFailed,
         handshakeFailed, serverDisconnected, readWriteFailed, networkDisconnected, fileNotFound, hevcDecodeFailed,
-        serverRefused, catchUpStarted, catchUpEnded, catchUpSkip,
+        serverRefused, catchUpStarted, catchUpEnded, catchUpSkip, latencyChanged,
     ]
 }
 

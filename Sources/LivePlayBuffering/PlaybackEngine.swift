@@ -16,6 +16,8 @@ public enum PlaybackAction: Sendable, Hashable {
     case catchUpStarted(excess: Duration)
     /// The rate is back to 1.0 after removing `removed`.
     case catchUpEnded(removed: Duration)
+    /// No media has arrived for `gap`, more than the mode tolerates (`tolerated`): once per gap.
+    case arrivalGap(gap: Duration, tolerated: Duration)
 }
 
 /// The player's heart as a value type: the jitter buffer, the latency controller of the three modes,
@@ -56,6 +58,8 @@ public struct PlaybackEngine: Sendable {
     private var jitter = ArrivalJitter()
     /// Any video arrived (keyframe or not): then playback waits for a keyframe, never starts on audio.
     private var sawVideo = false
+    private var lastArrival: Duration?
+    private var reportedGap = false
 
     public init(parameters: LatencyParameters, limits: JitterBuffer.Limits = JitterBuffer.Limits()) {
         self.parameters = parameters
@@ -80,6 +84,8 @@ public struct PlaybackEngine: Sendable {
     /// A packet arrived at `now`.
     public mutating func receive(_ packet: EncodedPacket, at now: Duration) -> [PlaybackAction] {
         jitter.record(media: packet.dts, at: now)
+        lastArrival = now
+        reportedGap = false
         if packet.kind == .video { sawVideo = true }
         if state == .waitingForKeyframe {
             // Start at a keyframe: anything before it cannot be decoded.
@@ -102,12 +108,25 @@ public struct PlaybackEngine: Sendable {
         return []
     }
 
+    /// How long media may stop arriving before it is reported (`PLAY_WARNING_RECV_DATA_LAG`): half the
+    /// target cache, at least `videoBlockThreshold`. A shorter gap is the jitter the cache is there to absorb.
+    public var toleratedArrivalGap: Duration {
+        max(parameters.videoBlockThreshold, resumeLevel / 2)
+    }
+
     /// Advances playback to `now` and returns what to do.
-    public mutating func advance(to now: Duration) -> [PlaybackAction] {
+    ///
+    /// - Parameter master: where a real-time audio sink has got to, when one is the master clock; while
+    ///   playing, the position follows it instead of advancing by the elapsed time.
+    public mutating func advance(to now: Duration, following master: MediaTimestamp? = nil) -> [PlaybackAction] {
         var actions: [PlaybackAction] = []
         let elapsed = lastAdvance.map { now - $0 } ?? .zero
         lastAdvance = now
         adaptTarget(elapsed: elapsed)
+        if let lastArrival, !reportedGap, now - lastArrival > toleratedArrivalGap {
+            reportedGap = true
+            actions.append(.arrivalGap(gap: now - lastArrival, tolerated: toleratedArrivalGap))
+        }
         switch state {
         case .waitingForKeyframe:
             // An audio-only stream starts once audio is buffered to the resume level.
@@ -117,6 +136,10 @@ public struct PlaybackEngine: Sendable {
         case .loading:
             skipGap()
             if bufferLatency >= resumeLevel || (buffer.duration >= resumeLevel) {
+                // Far behind after a stall (an outage's burst): jump while the picture is frozen anyway,
+                // so playback resumes near the target instead of visibly skipping just after it resumed.
+                // Half the target may be kept: the keyframe that would leave all of it is often still arriving.
+                if hasStarted, parameters.autoAdjustCacheTime { skipIfFarBehind(keeping: target / 2, into: &actions) }
                 state = .playing
                 let stalled = stalledSince.map { now - $0 }
                 stalledSince = nil
@@ -124,7 +147,11 @@ public struct PlaybackEngine: Sendable {
                 hasStarted = true
             }
         case .playing:
-            playhead = playhead.map { $0 + elapsed * rate }
+            if let master {
+                playhead = .milliseconds(master.milliseconds)
+            } else {
+                playhead = playhead.map { $0 + elapsed * rate }
+            }
             if let position, let edge = buffer.liveEdge, position > edge {
                 // Ran dry: hold at the edge and load.
                 self.position = edge
@@ -157,15 +184,7 @@ public struct PlaybackEngine: Sendable {
 
     /// Rate and skip decisions while playing.
     private mutating func control(into actions: inout [PlaybackAction]) {
-        let excess = bufferLatency - target
-        if excess > parameters.skipExcess {
-            let before = buffer.droppedVideoFrames
-            let removed = buffer.skip(keeping: target)
-            if removed > .zero, let oldest = buffer.oldest {
-                position = max(position ?? oldest, oldest)
-                actions.append(.skipped(removed: removed, droppedVideoFrames: buffer.droppedVideoFrames - before))
-            }
-        }
+        skipIfFarBehind(keeping: target, into: &actions)
         let remaining = bufferLatency - target
         guard parameters.autoAdjustCacheTime else {
             setRate(1.0, into: &actions)
@@ -187,6 +206,18 @@ public struct PlaybackEngine: Sendable {
             actions.append(.catchUpEnded(removed: max(.zero, started - max(.zero, remaining))))
         }
         setRate((newRate * 1000).rounded() / 1000, into: &actions)
+    }
+
+    /// An excess beyond `skipExcess` is removed at once: whole GOPs, up to the newest keyframe that still
+    /// leaves `keep` buffered.
+    private mutating func skipIfFarBehind(keeping keep: Duration, into actions: inout [PlaybackAction]) {
+        guard bufferLatency - target > parameters.skipExcess else { return }
+        let before = buffer.droppedVideoFrames
+        let removed = buffer.skip(keeping: keep)
+        if removed > .zero, let oldest = buffer.oldest {
+            position = max(position ?? oldest, oldest)
+            actions.append(.skipped(removed: removed, droppedVideoFrames: buffer.droppedVideoFrames - before))
+        }
     }
 
     private mutating func setRate(_ newRate: Double, into actions: inout [PlaybackAction]) {

@@ -105,6 +105,8 @@ public struct PlaybackFigures: Sendable {
     /// Longest time, after an outage ends, until latency is back within 200 ms of its pre-outage median.
     public var recovery: Duration?
     public var droppedFrames = 0
+    /// `PLAY_WARNING_RECV_DATA_LAG` warnings for arrival gaps beyond the mode's tolerance.
+    public var arrivalGapWarnings = 0
     public var timeOffNormalRate = Duration.zero
     public var maximumRate = 1.0
     public var latencyAtEnd = Duration.zero
@@ -157,6 +159,8 @@ public enum PlaybackSimulator {
                     }
                     started = true
                     stallStart = nil
+                case .arrivalGap:
+                    if now < sourceEnds { figures.arrivalGapWarnings += 1 }
                 default:
                     break
                 }
@@ -214,8 +218,8 @@ public enum PlaybackSimulator {
         var modes: [(String, LatencyParameters)] = LatencyMode.allCases.map { ($0.rawValue, .preset($0)) }
         modes += (1...5).map { ("fixed \($0) s", .fixed(.seconds($0))) }
         var lines = [
-            "| trace | mode | stutters | stutter s | mean latency s | p95 latency s | recovery s | dropped frames | s at rate ≠ 1 | max rate |",
-            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+            "| trace | mode | stutters | stutter s | mean latency s | p95 latency s | recovery s | dropped frames | 2104 gaps | s at rate ≠ 1 | max rate |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for kind in NetworkTrace.Kind.allCases {
             let trace = NetworkTrace.make(kind, duration: duration)
@@ -225,7 +229,7 @@ public enum PlaybackSimulator {
                 lines.append(
                     "| \(kind.rawValue) | \(name) | \(figures.stutters) | \(format(figures.stutterTime)) | "
                         + "\(format(figures.meanLatency)) | \(format(figures.p95Latency)) | \(recovery) | "
-                        + "\(figures.droppedFrames) | \(format(figures.timeOffNormalRate)) | "
+                        + "\(figures.droppedFrames) | \(figures.arrivalGapWarnings) | \(format(figures.timeOffNormalRate)) | "
                         + "\(String(format2: figures.maximumRate)) |")
             }
         }

@@ -17,18 +17,20 @@ public struct SessionRecording: Sendable {
     /// Plays until the session ends, `stopWhen` returns true for an event, or `limit` passes; `script`
     /// runs alongside and may wait for events (``EventProbe``) to act on servers at the right moment.
     public static func record(
-        _ url: String, configuration: LivePlayConfiguration, limit: Duration = .seconds(20),
+        _ url: String, configuration: LivePlayConfiguration, limit: Duration = .seconds(20), sink: RecordingSink? = nil,
         stopWhen: @escaping @Sendable (PlayEvent) -> Bool = { _ in false },
         script: (@Sendable (EventProbe) async -> Void)? = nil
     ) async -> SessionRecording {
         let box = EventBox()
+        let control = PlaybackControl()
         var quiet = Logger(label: "test")
         quiet.logLevel = .critical
         let logger = quiet
         let outcome = await withTaskGroup(of: PlaybackOutcome?.self) { group in
             group.addTask {
                 let session = LiveSession(
-                    url: url, configuration: configuration, clock: ContinuousClock(), logger: logger)
+                    url: url, configuration: configuration, clock: ContinuousClock(), logger: logger, videoSink: sink,
+                    audioSink: sink, control: control)
                 return await session.run { event in
                     box.append(event)
                     if stopWhen(event) { box.signalStop() }
@@ -36,7 +38,7 @@ public struct SessionRecording: Sendable {
             }
             if let script {
                 group.addTask {
-                    await script(EventProbe(box: box))
+                    await script(EventProbe(box: box, control: control))
                     // The script is done; keep waiting for the session (the watchdog below ends it).
                     try? await Task.sleep(for: limit)
                     return nil
@@ -60,6 +62,8 @@ public struct SessionRecording: Sendable {
 /// Lets a test script wait for events while the session plays.
 public struct EventProbe: Sendable {
     fileprivate let box: EventBox
+    /// Changes the playing session (its latency mode, …).
+    public let control: PlaybackControl
 
     /// Waits until `count` events with `code` have arrived (or `timeout` passes); returns whether they did.
     @discardableResult
@@ -87,4 +91,67 @@ fileprivate final class EventBox: @unchecked Sendable {
     func signalStop() { lock.withLock { stop = true } }
     var events: [PlayEvent] { lock.withLock { storage } }
     var shouldStop: Bool { lock.withLock { stop } }
+}
+
+/// A video and audio sink that records when each frame and block was handed over, for tests of pacing
+/// and A/V sync; thread-safe, so a test reads it while the session plays.
+public final class RecordingSink: VideoSink, AudioSink, @unchecked Sendable {
+    /// A picture as presented: its timing, size, and when it was handed over.
+    public struct Picture: Sendable {
+        public var timing: FrameTiming
+        public var width: Int
+        public var height: Int
+        public var at: ContinuousClock.Instant
+    }
+
+    /// A block of sound as handed over.
+    public struct Sound: Sendable {
+        public var pts: MediaTimestamp
+        public var rate: Double
+        public var frames: Int
+        public var sampleRate: Int
+        public var at: ContinuousClock.Instant
+    }
+
+    private let lock = NSLock()
+    private var storedPictures: [Picture] = []
+    private var storedSounds: [Sound] = []
+
+    public init() {}
+
+    public var pictures: [Picture] { lock.withLock { storedPictures } }
+    public var sounds: [Sound] { lock.withLock { storedSounds } }
+
+    public func present(_ frame: VideoFrame, timing: FrameTiming) {
+        let picture = Picture(timing: timing, width: frame.width, height: frame.height, at: .now)
+        lock.withLock { storedPictures.append(picture) }
+    }
+
+    public func play(_ audio: AudioSamples) {
+        let sound = Sound(
+            pts: audio.pts, rate: audio.rate, frames: audio.samples.count / max(1, audio.channels),
+            sampleRate: audio.sampleRate, at: .now)
+        lock.withLock { storedSounds.append(sound) }
+    }
+
+    /// Not a real-time device: the session's monotonic clock stays the master.
+    public var unplayedDuration: Duration? { nil }
+
+    /// For each block of sound, how much earlier (+) or later (−) it left than the picture of the same
+    /// media instant, in ms: the picture's hand-over time is interpolated between the two pictures around it.
+    public func audioVideoOffsets() -> [Int64] {
+        let pictures = self.pictures.dropFirst()  // the first is a poster shown before playback begins
+        var offsets: [Int64] = []
+        for sound in sounds {
+            guard let after = pictures.firstIndex(where: { $0.timing.pts >= sound.pts }), after > pictures.startIndex
+            else { continue }
+            let (earlier, later) = (pictures[after - 1], pictures[after])
+            let span = Double(later.timing.pts.milliseconds - earlier.timing.pts.milliseconds)
+            guard span > 0, span <= 200 else { continue }  // not across a skip or a stall
+            let fraction = Double(sound.pts.milliseconds - earlier.timing.pts.milliseconds) / span
+            let shown = earlier.at + (later.at - earlier.at) * fraction
+            offsets.append((shown - sound.at).milliseconds)
+        }
+        return offsets
+    }
 }

@@ -3,8 +3,13 @@ import LivePlayCore
 
 /// What a connection reports on its way to, and while, delivering media.
 public enum TransportEvent: Sendable, Hashable {
-    /// TCP (and TLS, for HTTPS) is up to `serverAddress` (`"ip:port"`, with `[]` around IPv6).
+    /// The host name resolved to `addresses` (`"ip:port"`; at once for an IP literal).
+    case resolved(addresses: [String])
+    /// TCP (and TLS, for HTTPS) is up to `serverAddress` (`"ip:port"`, with `[]` around IPv6). HTTP-FLV
+    /// reports it with the response headers: AsyncHTTPClient connects and requests in one step.
     case connected(serverAddress: String)
+    /// The protocol handshake is done: RTMP's C0–S2 exchange, or a 2xx HTTP response.
+    case handshakeDone
     /// The server started the stream (RTMP `NetStream.Play.Start` or StreamBegin).
     case streamBegin
     /// FLV bytes, in order; the first chunk starts with the FLV header.

@@ -70,13 +70,20 @@ private final class HTTPFLVConnection: ByteConnection {
     private let source: HTTPFLVSource
     private var state = State.idle
     private var received = 0
+    private var resolved = false
+    /// Events decided together and handed out one per ``next()``.
+    private var pending: [TransportEvent] = []
 
     init(source: HTTPFLVSource) {
         self.source = source
     }
 
     func next() async throws(TransportError) -> TransportEvent? {
+        if !pending.isEmpty { return pending.removeFirst() }
         switch state {
+        case .idle where !resolved:
+            resolved = true
+            return try await resolve()
         case .idle:
             return try await open()
         case .connected(let iterator, let expectedLength):
@@ -127,6 +134,24 @@ private final class HTTPFLVConnection: ByteConnection {
         return (chunk, box.iterator)
     }
 
+    /// Resolves the URL's host first, so the startup timeline shows DNS apart from the request and a
+    /// name that does not resolve fails within ``TransportOptions/resolveTimeout``.
+    private func resolve() async throws(TransportError) -> TransportEvent {
+        guard let url = URL(string: source.url), let host = url.host, !host.isEmpty else {
+            state = .finished
+            throw TransportError(.invalidURL, "no host in \(Redaction.url(source.url))")
+        }
+        let port = UInt16(clamping: url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80))
+        do throws(TransportError) {
+            let addresses = try await SocketConnector.resolve(
+                host: host, port: port, timeout: source.options.resolveTimeout, resolver: SocketConnector.systemResolver)
+            return .resolved(addresses: addresses.map(\.description))
+        } catch {
+            state = .finished
+            throw error
+        }
+    }
+
     private func open() async throws(TransportError) -> TransportEvent {
         let request = source.request()
         let redacted = Redaction.url(source.url)
@@ -148,6 +173,7 @@ private final class HTTPFLVConnection: ByteConnection {
         }
         let length = response.headers.first(name: "Content-Length").flatMap { Int($0) }
         state = .connected(response.body.makeAsyncIterator(), expectedLength: length)
+        pending.append(.handshakeDone)
         return .connected(serverAddress: Self.serverAddress(response.url ?? URL(string: source.url)))
     }
 

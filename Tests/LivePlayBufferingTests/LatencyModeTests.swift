@@ -211,3 +211,113 @@ import Testing
         #expect(decoded.first?.kind == .video && decoded.first?.isKeyframe == true)
     }
 }
+
+/// Arrival gaps and the master clock: the engine's other inputs.
+@Suite struct PlaybackEngineClockTests {
+    static func packet(_ kind: MediaKind, _ ms: Int64, key: Bool = false) -> EncodedPacket {
+        JitterBufferTests.packet(kind, ms, key: key)
+    }
+
+    /// Feeds 30 fps video (keyframe every second) arriving in real time, with an optional hole in arrivals.
+    static func play(
+        _ engine: inout PlaybackEngine, until end: Duration, hole: Range<Duration>? = nil,
+        master: ((Duration) -> MediaTimestamp?)? = nil
+    ) -> [PlaybackAction] {
+        var actions: [PlaybackAction] = []
+        var now = Duration.zero
+        var frame: Int64 = 0
+        while now < end {
+            while Duration.milliseconds(frame * 1000 / 30) <= now {
+                let arrives = Duration.milliseconds(frame * 1000 / 30)
+                if let hole, hole.contains(arrives) {
+                    // Held back, delivered in a burst when the hole ends.
+                    if now < hole.upperBound { break }
+                }
+                actions += engine.receive(Self.packet(.video, frame * 1000 / 30, key: frame % 30 == 0), at: now)
+                frame += 1
+            }
+            actions += engine.advance(to: now, following: master?(now))
+            now += .milliseconds(10)
+        }
+        return actions
+    }
+
+    @Test func anArrivalGapBeyondTheToleranceIsReportedOncePerGap() {
+        var engine = PlaybackEngine(parameters: .preset(.speed))
+        #expect(engine.toleratedArrivalGap == .milliseconds(500), "speed: half its 1 s cache")
+        let actions = Self.play(&engine, until: .seconds(20), hole: .seconds(10)..<(.seconds(12)))
+        let gaps = actions.compactMap { action -> (Duration, Duration)? in
+            if case .arrivalGap(let gap, let tolerated) = action { (gap, tolerated) } else { nil }
+        }
+        #expect(gaps.count == 1, "one warning for one gap: \(gaps)")
+        if let (gap, tolerated) = gaps.first {
+            #expect(gap > tolerated && gap < tolerated + .milliseconds(50), "reported as soon as it is too long")
+        }
+        var steady = PlaybackEngine(parameters: .preset(.speed))
+        let calm = Self.play(&steady, until: .seconds(20))
+        #expect(!calm.contains { if case .arrivalGap = $0 { true } else { false } })
+        #expect(PlaybackEngine(parameters: .preset(.smooth)).toleratedArrivalGap == .milliseconds(2500))
+    }
+
+    @Test func theSimulatorCountsOneArrivalWarningPerOutage() {
+        let outage = PlaybackSimulator.run(NetworkTrace.make(.outage3s, duration: .seconds(120)), parameters: .preset(.speed))
+        #expect(outage.arrivalGapWarnings == 1)
+        let jitter = PlaybackSimulator.run(NetworkTrace.make(.jitter200ms, duration: .seconds(120)), parameters: .preset(.speed))
+        #expect(jitter.arrivalGapWarnings == 0, "±200 ms of jitter is what a 1 s cache is for")
+    }
+
+    @Test func whilePlayingThePositionFollowsAMasterClock() throws {
+        // A sound device running 2 % slow: the position must follow it, not the wall clock.
+        var engine = PlaybackEngine(parameters: .preset(.smooth))
+        var master: (since: Duration, from: MediaTimestamp)?
+        var now = Duration.zero
+        var frame: Int64 = 0
+        var followed = 0
+        while now < .seconds(30) {
+            while Duration.milliseconds(frame * 1000 / 30) <= now {
+                _ = engine.receive(Self.packet(.video, frame * 1000 / 30, key: frame % 30 == 0), at: now)
+                frame += 1
+            }
+            var clock: MediaTimestamp?
+            if let master {
+                clock = master.from + ((now - master.since) * 0.98).milliseconds
+                followed += 1
+            }
+            _ = engine.advance(to: now, following: clock)
+            if let clock { #expect(engine.position == clock) }
+            if master == nil, engine.state == .playing, let position = engine.position { master = (now, position) }
+            now += .milliseconds(10)
+        }
+        #expect(followed > 2000)
+        let start = try #require(master)
+        // Behind the wall clock by 2 % of the time played.
+        let wallClockPosition = start.from.milliseconds + (now - .milliseconds(10) - start.since).milliseconds
+        #expect(wallClockPosition - engine.position!.milliseconds > 400)
+    }
+}
+
+@Suite struct PlaybackEngineResumeTests {
+    @Test func afterAnOutageSpeedResumesNearItsTargetInsteadOfSkippingJustAfterResuming() {
+        var engine = PlaybackEngine(parameters: .preset(.speed))
+        let trace = NetworkTrace.make(.outage3s, duration: .seconds(90))
+        var next = 0
+        var now = Duration.zero
+        var resumes: [(at: Duration, latency: Duration)] = []
+        var skips: [Duration] = []
+        while now < .seconds(90) {
+            while next < trace.arrivals.count, trace.arrivals[next].arrivesAt <= now {
+                _ = engine.receive(trace.arrivals[next].packet, at: now)
+                next += 1
+            }
+            for action in engine.advance(to: now) {
+                if case .begin(_, let stalled) = action, stalled != nil { resumes.append((now, engine.bufferLatency))}
+                if case .skipped = action { skips.append(now) }
+            }
+            now += .milliseconds(10)
+        }
+        #expect(resumes.count == 1)
+        #expect(!skips.isEmpty)
+        for skip in skips { #expect(skip <= resumes[0].at, "skipped while frozen, not just after resuming") }
+        #expect(resumes.allSatisfy { $0.latency < .milliseconds(1200) }, "resumed near the 1 s target: \(resumes)")
+    }
+}

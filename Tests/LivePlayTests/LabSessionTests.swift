@@ -99,8 +99,55 @@ import Testing
         // Stalled at about 3 s, detected about 1 s later: generous bounds.
         #expect(lag.elapsedMilliseconds - begin.elapsedMilliseconds < 7000)
         #expect(recording.codes.contains(2007), "the 1 s buffer ran dry during the 3 s stall")
+        let gap = try #require(recording.events.first { $0.code == .receiveDataLag && $0.parameters["reason"] == .string("arrival_gap") })
+        #expect(gap.elapsedMilliseconds < lag.elapsedMilliseconds, "the arrival gap is reported before the read timeout")
         #expect(codes.contains(2103) && !codes.contains(-2301))
         #expect(codes.filter { $0 == 2004 }.count == 2, "\(codes)")
+    }
+}
+
+/// Pacing, A/V sync and the startup timeline, as a sink and the events see them.
+@Suite struct PacingSessionTests {
+    @Test func framesAreShownAtTheirTimeWithSoundInStepAndTheStartupTimelineInOrder() async throws {
+        let (server, port) = try await LabSessionTests.server()
+        let sink = RecordingSink()
+        let recording = await SessionRecording.record(
+            "http://127.0.0.1:\(port)/live.flv", configuration: LabSessionTests.configuration(retries: 0),
+            limit: .seconds(15), sink: sink,
+            script: { probe in
+                await probe.wait(for: .playBegin)
+                try? await Task.sleep(for: .seconds(4))
+                probe.stop()
+            })
+        await server.stop()
+        let begin = try #require(recording.first(.playBegin))
+        let milestones = [
+            "startup_resolved_ms", "startup_connected_ms", "startup_handshake_ms", "startup_first_byte_ms",
+            "startup_first_keyframe_ms", "startup_first_decoded_ms", "startup_first_shown_ms",
+        ].map { key -> Int64? in
+            if case .int(let value) = begin.parameters[key] { value } else { nil }
+        }
+        #expect(milestones.allSatisfy { $0 != nil }, "\(begin.parameters)")
+        let times = milestones.compactMap { $0 }
+        #expect(times == times.sorted(), "milestones in order: \(times)")
+        #expect(times.last! <= begin.elapsedMilliseconds, "the first picture shows before the cache is full")
+
+        let figures = Self.figures(sink)
+        // The lab's stream is 25 fps: about 100 pictures in 4 s of playing, each at its time.
+        #expect(figures.pictures >= 70, "\(figures)")
+        #expect(figures.lateP95 <= 40, "95 % of pictures within 40 ms of their time: \(figures)")
+        #expect(figures.sounds >= 100)
+        #expect(figures.avOffsetP95 <= 40, "sound within ±40 ms of the picture: \(figures)")
+        print("HTTP-FLV lab pacing: \(figures)")
+    }
+
+    /// How late pictures were (p95, ms), and how far apart sound and picture of the same instant left (p95, ms).
+    static func figures(_ sink: RecordingSink) -> (pictures: Int, lateP95: Int64, sounds: Int, avOffsetP95: Int64) {
+        // The first picture is a poster shown before playback begins; pacing starts after it.
+        let late = sink.pictures.dropFirst().map { $0.timing.position.milliseconds - $0.timing.pts.milliseconds }.sorted()
+        let offsets = sink.audioVideoOffsets().map { abs($0) }.sorted()
+        let p95 = { (values: [Int64]) in values.isEmpty ? Int64.max : values[values.count * 95 / 100] }
+        return (late.count, p95(late), offsets.count, p95(offsets))
     }
 }
 
@@ -151,6 +198,34 @@ final class Locked<Value>: @unchecked Sendable {
         #expect(late.allSatisfy { $0 < 1500 }, "e2e latency 14-15 s after the stall: \(late)")
         #expect(recording.codes.contains(2007), "the stall emptied the 1 s cache")
         #expect(!recording.codes.contains(-2301))
+    }
+
+    @Test func theModeChangesWhilePlayingAndSaysSo() async throws {
+        let (server, port) = try await LabSessionTests.server()
+        let recording = await SessionRecording.record(
+            "http://127.0.0.1:\(port)/live.flv", configuration: Self.configuration(.preset(.smooth)), limit: .seconds(25),
+            script: { probe in
+                await probe.wait(for: .playBegin)
+                // Smooth has 5 s buffered; speed wants 1 s: it must shed the rest.
+                try? await Task.sleep(for: .seconds(1))
+                probe.control.setMode(.speed)
+                await probe.wait(for: .catchUpSkip, timeout: .seconds(10))
+                await probe.wait(for: .playProgress, count: 8, timeout: .seconds(10))
+                probe.stop()
+            })
+        await server.stop()
+        let change = try #require(recording.first(.latencyChanged))
+        #expect(change.parameters["mode"] == .string("speed"))
+        #expect(change.parameters["previous_mode"] == .string("smooth"))
+        #expect(change.parameters["max_cache_ms"] == .int(1000))
+        let begin = try #require(recording.first(.playBegin))
+        #expect(change.elapsedMilliseconds > begin.elapsedMilliseconds)
+        let afterChange = recording.events.filter {
+            $0.elapsedMilliseconds >= change.elapsedMilliseconds && [9001, 9003].contains($0.code.rawValue)
+        }
+        #expect(!afterChange.isEmpty, "speed catches up from smooth's cache: \(recording.codes)")
+        let last = try #require(recording.events.last { $0.code == .playProgress })
+        if case .int(let latency) = last.parameters["latency_ms"] { #expect(latency < 2500, "latency after the change") }
     }
 
     @Test func smoothLoadsOnceThenBeginsOnceWithItsCacheFull() async throws {

@@ -45,6 +45,33 @@ import Testing
         print("RTMP timing: startPlay→2001 \(connected.elapsedMilliseconds) ms, →2003 \(keyframe.elapsedMilliseconds) ms")
     }
 
+    @Test(arguments: LatencyMode.allCases)
+    func everyModePlaysPacedFromNginx(mode: LatencyMode) async throws {
+        guard let (server, publisher, url) = try Self.start() else { return }
+        defer {
+            publisher.stop()
+            server.stop()
+        }
+        var configuration = Self.configuration
+        configuration.latency = .preset(mode)
+        configuration.latency.cacheTime = min(configuration.latency.cacheTime, .seconds(2))
+        let sink = RecordingSink()
+        let recording = await SessionRecording.record(
+            url, configuration: configuration, limit: .seconds(30), sink: sink,
+            script: { probe in
+                await probe.wait(for: .playBegin, timeout: .seconds(20))
+                try? await Task.sleep(for: .seconds(3))
+                probe.stop()
+            })
+        let begin = try #require(recording.first(.playBegin), "\(mode): \(recording.codes)")
+        #expect(begin.parameters["startup_handshake_ms"] != nil && begin.parameters["startup_resolved_ms"] != nil)
+        let figures = PacingSessionTests.figures(sink)
+        // 25 fps for about 3 s after the begin.
+        #expect(figures.pictures >= 50, "\(mode): \(figures)")
+        #expect(figures.lateP95 <= 40, "\(mode): \(figures)")
+        #expect(figures.avOffsetP95 <= 40, "\(mode): \(figures)")
+    }
+
     @Test func thePublisherStoppingIsPlayEnd() async throws {
         guard let (server, publisher, url) = try Self.start() else { return }
         defer { server.stop() }

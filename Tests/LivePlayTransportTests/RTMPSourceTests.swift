@@ -34,6 +34,10 @@ struct RTMPSourceTests {
                     connectedAfter = .now - start
                 case .streamBegin:
                     kinds.append("streamBegin")
+                case .resolved:
+                    kinds.append("resolved")
+                case .handshakeDone:
+                    kinds.append("handshakeDone")
                 case .bytes(let bytes):
                     if kinds.last != "bytes" { kinds.append("bytes") }
                     if firstBytes.isEmpty { firstBytes = Array(bytes.prefix(13)) }
@@ -51,7 +55,7 @@ struct RTMPSourceTests {
             await connection.close()
             return (kinds, connectedAfter, keyframeAfter, firstBytes)
         }
-        #expect(report.0 == ["connected 127.0.0.1:\(nginx.port)", "streamBegin", "bytes"])
+        #expect(report.0 == ["resolved", "connected 127.0.0.1:\(nginx.port)", "handshakeDone", "streamBegin", "bytes"])
         #expect(report.3 == FLVTagWriter.header)
         let connected = try #require(report.1)
         let keyframe = try #require(report.2)
@@ -152,7 +156,7 @@ struct RTMPSourceTests {
         let outcome = try await RTMPTest.drain(connection, within: .seconds(5))
         #expect(outcome.code == .connectFailed, "ended with \(String(describing: outcome.error))")
         #expect(outcome.error?.message.contains("refused") == true)
-        #expect(outcome.events.isEmpty)
+        #expect(outcome.events == [.resolved(addresses: ["127.0.0.1:\(port)"])], "resolved, never connected")
     }
 
     @Test("a host that never answers the TCP handshake is connectFailed at connectTimeout")
@@ -184,7 +188,10 @@ struct RTMPSourceTests {
         let connection = RTMPTest.connection("rtmp://127.0.0.1:\(server.port)/live/x", options: RTMPTest.options())
         let outcome = try await RTMPTest.drain(connection, within: .seconds(10))
         #expect(outcome.code == .handshakeFailed, "ended with \(String(describing: outcome.error))")
-        #expect(outcome.events == [.connected(serverAddress: "127.0.0.1:\(server.port)")])
+        #expect(
+            outcome.events == [
+                .resolved(addresses: ["127.0.0.1:\(server.port)"]), .connected(serverAddress: "127.0.0.1:\(server.port)"),
+            ], "the handshake never completed")
         server.stop()
     }
 
@@ -286,10 +293,13 @@ struct RTMPSourceTests {
         let connection = RTMPTest.connection("rtmp://127.0.0.1:\(server.port)/live/x", options: RTMPTest.options())
         let outcome = try await RTMPTest.drain(connection, within: .seconds(10))
         #expect(outcome.error == nil, "ended with \(String(describing: outcome.error))")
-        #expect(outcome.events.count >= 3)
-        #expect(outcome.events.first == .connected(serverAddress: "127.0.0.1:\(server.port)"))
-        #expect(outcome.events.dropFirst().first == .streamBegin)
-        if case .bytes(let bytes)? = outcome.events.dropFirst(2).first {
+        #expect(outcome.events.count >= 5)
+        #expect(
+            Array(outcome.events.prefix(4)) == [
+                .resolved(addresses: ["127.0.0.1:\(server.port)"]), .connected(serverAddress: "127.0.0.1:\(server.port)"),
+                .handshakeDone, .streamBegin,
+            ])
+        if case .bytes(let bytes)? = outcome.events.dropFirst(4).first {
             #expect(bytes == Array(FLVTagWriter.header.prefix(16)) + [8, 0, 0])
         } else {
             Issue.record("no bytes after streamBegin: \(outcome.events)")
@@ -334,8 +344,10 @@ struct RTMPSourceTests {
         let server = try MisbehavingServer(.silent)
         let connection = RTMPTest.connection(
             "rtmp://127.0.0.1:\(server.port)/live/x", options: RTMPTest.options(handshake: .seconds(30)))
-        let first = try await withDeadline(.seconds(5)) { try await connection.next() }
-        #expect(first == .connected(serverAddress: "127.0.0.1:\(server.port)"))
+        let resolved = try await withDeadline(.seconds(5)) { try await connection.next() }
+        #expect(resolved == .resolved(addresses: ["127.0.0.1:\(server.port)"]))
+        let connected = try await withDeadline(.seconds(5)) { try await connection.next() }
+        #expect(connected == .connected(serverAddress: "127.0.0.1:\(server.port)"))
         let start = ContinuousClock.now
         try await withDeadline(.seconds(5)) { await connection.close() }
         #expect(ContinuousClock.now - start < .seconds(1))

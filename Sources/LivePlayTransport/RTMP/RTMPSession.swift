@@ -71,6 +71,7 @@ final class RTMPSession {
             host: target.host, port: target.port, timeout: options.resolveTimeout, resolver: source.resolver,
             isStopped: { [control] in control.isStopped })
         if let reason = control.stopReason { throw reason }
+        try emit(.resolved(addresses: addresses.map(\.description)))
         let (descriptor, address) = try SocketConnector.connect(
             to: addresses, timeout: options.connectTimeout, wakeDescriptor: control.wakeDescriptors.read)
         // From here librtmp owns `descriptor` (RTMP_Close closes it); the watchdog gets a duplicate.
@@ -88,6 +89,7 @@ final class RTMPSession {
         startWatchdog()
         guard RTMP_Connect1(rtmp, nil) != 0 else { throw readFailure() }
         logger.debug("RTMP handshake done, connect sent")
+        try emit(.handshakeDone)
 
         while true {
             var packet = try readMessage()

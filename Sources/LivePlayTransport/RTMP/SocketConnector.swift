@@ -85,6 +85,30 @@ enum SocketConnector {
         }
     }
 
+    /// ``resolve(host:port:timeout:resolver:isStopped:)`` for async callers (HTTP-FLV): the lookup runs on a
+    /// helper thread while the caller suspends, so no cooperative thread blocks in `getaddrinfo`.
+    static func resolve(
+        host: String, port: UInt16, timeout: Duration, resolver: @escaping HostResolver
+    ) async throws(TransportError) -> [SocketAddress] {
+        if let literal = numericAddress(host, port: port) { return [literal] }
+        let answer = AsyncResolution()
+        Thread.detachNewThread { answer.deliver(resolver(host, port)) }
+        let result = await withTaskGroup(of: Result<[SocketAddress], TransportError>.self) { group in
+            group.addTask { await answer.value() }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                let reason = Task.isCancelled ? "was cancelled" : "took longer than \(timeout)"
+                return .failure(TransportError(.dnsFailed, "resolving \(host) \(reason)"))
+            }
+            let first = await group.next()!
+            // Releases the waiting child when the timer won; a late answer from the thread goes nowhere.
+            answer.deliver(first)
+            group.cancelAll()
+            return first
+        }
+        return try result.get()
+    }
+
     /// An IPv4 or IPv6 literal, without asking any resolver.
     static func numericAddress(_ host: String, port: UInt16) -> SocketAddress? {
         var v4 = sockaddr_in()
@@ -209,5 +233,33 @@ private final class ResolutionBox: @unchecked Sendable {
             _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
         }
         return result
+    }
+}
+
+/// The first answer of a resolution, awaited without blocking a thread.
+private final class AsyncResolution: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: Result<[SocketAddress], TransportError>?
+    private var waiter: CheckedContinuation<Result<[SocketAddress], TransportError>, Never>?
+
+    /// Keeps the first result; later ones are ignored.
+    func deliver(_ result: Result<[SocketAddress], TransportError>) {
+        let waiter: CheckedContinuation<Result<[SocketAddress], TransportError>, Never>? = lock.withLock {
+            guard self.result == nil else { return nil }
+            self.result = result
+            defer { self.waiter = nil }
+            return self.waiter
+        }
+        waiter?.resume(returning: result)
+    }
+
+    func value() async -> Result<[SocketAddress], TransportError> {
+        await withCheckedContinuation { continuation in
+            let ready: Result<[SocketAddress], TransportError>? = lock.withLock {
+                if result == nil { waiter = continuation }
+                return result
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
     }
 }

@@ -1,0 +1,37 @@
+import Foundation
+public import LivePlayBuffering
+
+/// Changes a playing session from any task or thread; the play loop applies the change on its next turn
+/// (within one tick) and reports it as `LIVEPLAY_EVT_LATENCY_CHANGED` (9004).
+public final class PlaybackControl: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pendingLatency: LatencyParameters?
+
+    public init() {}
+
+    /// Switches to one of the TXLivePlayer modes while playing.
+    public func setMode(_ mode: LatencyMode) {
+        setLatency(.preset(mode))
+    }
+
+    /// Replaces the latency parameters (`cacheTime`, `minAutoAdjustCacheTime`, … ) while playing.
+    public func setLatency(_ parameters: LatencyParameters) {
+        lock.withLock { pendingLatency = parameters }
+    }
+
+    /// The change asked for since the last call, if any.
+    func takeLatency() -> LatencyParameters? {
+        lock.withLock {
+            defer { pendingLatency = nil }
+            return pendingLatency
+        }
+    }
+}
+
+extension LatencyMode {
+    /// The mode whose preset `parameters` are, or `nil` for a custom set.
+    public init?(matching parameters: LatencyParameters) {
+        guard let mode = Self.allCases.first(where: { LatencyParameters.preset($0) == parameters }) else { return nil }
+        self = mode
+    }
+}

@@ -1,0 +1,127 @@
+import LivePlayBuffering
+import LivePlayCore
+import LivePlayDecode
+
+/// The last stage of the play loop: decoded frames wait for their time on the playback clock, then go
+/// to the sinks; audio is time-stretched to the playback rate so catch-up keeps its pitch.
+///
+/// The clock is the engine's position. With an ``AudioSink`` that plays in real time, the position
+/// follows what the sink has played (``audioClock(rate:)``) and audio is handed over as the sink drains;
+/// otherwise audio is handed over when due, like video. Either way a picture and the sound of the same
+/// instant leave within a tick of each other.
+final class Presenter {
+    /// Sound a real-time sink is kept fed ahead of what it plays.
+    static let audioLead = Duration.milliseconds(120)
+    /// Audio later than this behind the clock is dropped rather than played out of sync.
+    static let audioTolerance = Duration.milliseconds(40)
+
+    let videoSink: (any VideoSink)?
+    let audioSink: (any AudioSink)?
+    private var video = PresentationQueue<VideoFrame>(capacity: 16)
+    private var audio = PresentationQueue<AudioFrame>(capacity: 64)
+    private var stretcher: AudioTimeStretcher?
+    /// Stream time where the audio handed to a real-time sink ends.
+    private var audioEnd: MediaTimestamp?
+    private(set) var framesShown = 0
+
+    init(videoSink: (any VideoSink)?, audioSink: (any AudioSink)?) {
+        self.videoSink = videoSink
+        self.audioSink = audioSink
+    }
+
+    /// Video frames dropped: late, or over the queue's bound.
+    var droppedVideoFrames: Int { video.droppedFrames }
+    var hasPendingVideo: Bool { !video.isEmpty }
+
+    func enqueue(_ frame: VideoFrame) {
+        video.insert(frame, pts: frame.pts)
+    }
+
+    /// Audio is converted and stretched only for a sink: with none, decoded audio goes no further.
+    func enqueue(_ frame: AudioFrame) {
+        guard audioSink != nil else { return }
+        audio.insert(frame, pts: frame.pts)
+    }
+
+    /// Where the listener of a real-time audio sink is: the end of what it was given, less what it has
+    /// not played yet (which carries `rate` times its duration of media). `nil` without such a sink.
+    func audioClock(rate: Double) -> MediaTimestamp? {
+        guard let audioEnd, let unplayed = audioSink?.unplayedDuration else { return nil }
+        return MediaTimestamp(milliseconds: audioEnd.milliseconds - (unplayed * rate).milliseconds)
+    }
+
+    /// Shows the first picture as soon as it is decoded, before playback begins (a poster, not a start).
+    func showFirstPicture(at position: MediaTimestamp) -> VideoFrame? {
+        guard framesShown == 0, let next = video.removeFirst() else { return nil }
+        return show(next.frame, pts: next.pts, position: position, rate: 1, droppedBefore: 0)
+    }
+
+    /// Presents what is due at `position`: the newest due picture, and every due block of sound.
+    /// Returns the picture shown, if any.
+    func present(at position: MediaTimestamp, rate: Double) -> VideoFrame? {
+        presentAudio(at: position, rate: rate)
+        guard let due = video.nextDue(at: position) else { return nil }
+        return show(due.frame, pts: due.pts, position: position, rate: rate, droppedBefore: due.skipped)
+    }
+
+    /// Drops what is queued (a new decoder after a codec change; a stop).
+    func reset() {
+        video.removeAll()
+        audio.removeAll()
+        stretcher = nil
+        audioEnd = nil
+    }
+
+    private func show(
+        _ frame: VideoFrame, pts: MediaTimestamp, position: MediaTimestamp, rate: Double, droppedBefore: Int
+    ) -> VideoFrame {
+        framesShown += 1
+        videoSink?.present(
+            frame, timing: FrameTiming(pts: pts, position: position, rate: rate, droppedBefore: droppedBefore))
+        return frame
+    }
+
+    private func presentAudio(at position: MediaTimestamp, rate: Double) {
+        guard let sink = audioSink else { return }
+        if sink.unplayedDuration != nil {
+            feedRealTime(sink, position: position, rate: rate)
+            return
+        }
+        // Input is handed early by what the stretcher holds back, so its output comes out on time.
+        let lead = stretcher?.latency ?? .zero
+        let due = audio.takeDue(at: position + lead.milliseconds, lateBy: Self.audioTolerance) { frame in
+            .seconds(frame.sampleCount) / max(1, frame.sampleRate)
+        }
+        for (frame, pts) in due { play(frame, pts: pts, rate: rate, to: sink) }
+    }
+
+    /// Keeps a real-time sink ``audioLead`` ahead; blocks the clock has already passed are dropped.
+    private func feedRealTime(_ sink: any AudioSink, position: MediaTimestamp, rate: Double) {
+        var budget = audio.count
+        while budget > 0, let unplayed = sink.unplayedDuration, unplayed < Self.audioLead,
+            let next = audio.removeFirst()
+        {
+            budget -= 1
+            let length = Duration.seconds(next.frame.sampleCount) / max(1, next.frame.sampleRate)
+            if position - next.pts > length + Self.audioTolerance { continue }
+            play(next.frame, pts: next.pts, rate: rate, to: sink)
+            audioEnd = next.pts + length.milliseconds
+        }
+    }
+
+    private func play(_ frame: AudioFrame, pts: MediaTimestamp, rate: Double, to sink: any AudioSink) {
+        if stretcher?.sampleRate != frame.sampleRate || stretcher?.channels != frame.channels {
+            stretcher = AudioTimeStretcher(sampleRate: frame.sampleRate, channels: frame.channels)
+        }
+        guard var stretcher else { return }
+        let held = stretcher.latency
+        stretcher.rate = rate
+        let samples = stretcher.process(frame.interleavedFloat32())
+        self.stretcher = stretcher
+        guard !samples.isEmpty else { return }
+        sink.play(
+            AudioSamples(
+                pts: MediaTimestamp(milliseconds: pts.milliseconds - held.milliseconds), sampleRate: frame.sampleRate,
+                channels: frame.channels, samples: samples, rate: rate))
+    }
+}

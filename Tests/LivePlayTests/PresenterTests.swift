@@ -1,0 +1,154 @@
+@testable import LivePlay
+import LivePlayTesting
+import Testing
+
+/// The presentation stage on real decoded frames, with a position the test moves: no clock, no sleeping.
+@Suite struct PresenterTests {
+    final class RecordingVideoSink: VideoSink {
+        var shown: [FrameTiming] = []
+        func present(_ frame: VideoFrame, timing: FrameTiming) { shown.append(timing) }
+    }
+
+    /// A sink that records blocks; as a real-time device it plays `speed` seconds of sound per second.
+    final class RecordingAudioSink: AudioSink {
+        var blocks: [(audio: AudioSamples, position: MediaTimestamp)] = []
+        var position = MediaTimestamp.zero
+        let realTime: Bool
+        let speed: Double
+        var handed = Duration.zero
+        var played = Duration.zero
+
+        init(realTime: Bool = false, speed: Double = 1) {
+            self.realTime = realTime
+            self.speed = speed
+        }
+
+        func play(_ audio: AudioSamples) {
+            blocks.append((audio, position))
+            handed += audio.duration
+        }
+
+        var unplayedDuration: Duration? { realTime ? max(.zero, handed - played) : nil }
+
+        func advance(by wall: Duration) { played = min(handed, played + wall * speed) }
+    }
+
+    static func decoded() throws -> (video: [VideoFrame], audio: [AudioFrame]) {
+        let reader = try MediaReader(path: try Fixture.h264AAC.path(), options: .init(decodes: true))
+        var video: [VideoFrame] = []
+        var audio: [AudioFrame] = []
+        while let event = try reader.next() {
+            if case .videoFrame(let frame) = event { video.append(frame) }
+            if case .audioFrame(let frame) = event { audio.append(frame) }
+        }
+        return (video, audio)
+    }
+
+    /// Enqueues the frames within the engine's 150 ms look-ahead of `position`, as decoding would.
+    static func decodeAhead(
+        of position: MediaTimestamp, into presenter: Presenter, _ video: inout ArraySlice<VideoFrame>,
+        _ audio: inout ArraySlice<AudioFrame>
+    ) {
+        while let next = video.first, next.pts.milliseconds <= position.milliseconds + 150 {
+            presenter.enqueue(next)
+            video = video.dropFirst()
+        }
+        while let next = audio.first, next.pts.milliseconds <= position.milliseconds + 150 {
+            presenter.enqueue(next)
+            audio = audio.dropFirst()
+        }
+    }
+
+    /// Moves the position `step × rate` per 10 ms tick, decoding (enqueueing) 150 ms ahead as the engine does.
+    static func run(
+        _ presenter: Presenter, _ frames: (video: [VideoFrame], audio: [AudioFrame]), rate: Double,
+        audioSink: RecordingAudioSink
+    ) {
+        var video = frames.video[...]
+        var audio = frames.audio[...]
+        var position = 0.0
+        let end = Double(frames.video.last!.pts.milliseconds) + 100
+        while position <= end {
+            let now = MediaTimestamp(milliseconds: Int64(position))
+            decodeAhead(of: now, into: presenter, &video, &audio)
+            audioSink.position = now
+            _ = presenter.present(at: now, rate: rate)
+            position += 10 * rate
+        }
+    }
+
+    @Test(arguments: [1.0, 1.2])
+    func pictureAndSoundLeaveWithinATickOfTheirTime(rate: Double) throws {
+        let frames = try Self.decoded()
+        let videoSink = RecordingVideoSink()
+        let audioSink = RecordingAudioSink()
+        let presenter = Presenter(videoSink: videoSink, audioSink: audioSink)
+        Self.run(presenter, frames, rate: rate, audioSink: audioSink)
+
+        #expect(videoSink.shown.count == frames.video.count, "every picture shown")
+        #expect(presenter.droppedVideoFrames == 0)
+        let tick = Int64(10 * rate) + 1
+        for timing in videoSink.shown {
+            #expect((0...tick).contains(timing.position.milliseconds - timing.pts.milliseconds), "\(timing)")
+            #expect(timing.rate == rate)
+        }
+        // Sound: each block leaves when its time comes, so it is within ±40 ms of the picture of that instant.
+        #expect(!audioSink.blocks.isEmpty)
+        for (block, position) in audioSink.blocks {
+            #expect(abs(position.milliseconds - block.pts.milliseconds) <= 40, "audio at \(block.pts), clock \(position)")
+            #expect(block.rate == rate)
+        }
+        // Time-stretched, not resampled: the same sample rate, 1 / rate as many samples.
+        let input = frames.audio.reduce(0) { $0 + $1.sampleCount }
+        let output = audioSink.blocks.reduce(0) { $0 + $1.audio.samples.count / $1.audio.channels }
+        #expect(audioSink.blocks.allSatisfy { $0.audio.sampleRate == frames.audio[0].sampleRate })
+        let expected = Double(input) / rate
+        #expect(abs(Double(output) - expected) < 0.03 * expected, "\(output) samples out of \(input) at \(rate)×")
+    }
+
+    @Test func aRealTimeAudioSinkIsTheMasterClock() throws {
+        let frames = try Self.decoded()
+        let videoSink = RecordingVideoSink()
+        // The device plays 3 % slow: pictures must follow what is heard, not the wall clock.
+        let audioSink = RecordingAudioSink(realTime: true, speed: 0.97)
+        let presenter = Presenter(videoSink: videoSink, audioSink: audioSink)
+        var video = frames.video[...]
+        var audio = frames.audio[...]
+        var fallback = MediaTimestamp.zero
+        var wall = Duration.zero
+        var offsets: [Int64] = []
+        while wall < .milliseconds(2500) {
+            let position = presenter.audioClock(rate: 1) ?? fallback
+            Self.decodeAhead(of: position, into: presenter, &video, &audio)
+            let before = videoSink.shown.count
+            _ = presenter.present(at: position, rate: 1)
+            if videoSink.shown.count > before, let heard = presenter.audioClock(rate: 1) {
+                offsets.append(videoSink.shown.last!.pts.milliseconds - heard.milliseconds)
+            }
+            wall += .milliseconds(10)
+            audioSink.advance(by: .milliseconds(10))
+            fallback = MediaTimestamp(milliseconds: wall.milliseconds)
+        }
+        let heard = try #require(presenter.audioClock(rate: 1))
+        // 2.5 s of wall time at 0.97: about 2425 ms of media heard, not 2500.
+        #expect(abs(heard.milliseconds - 2425) <= 60, "audio clock at \(heard)")
+        #expect(offsets.count > 40)
+        #expect(offsets.allSatisfy { abs($0) <= 40 }, "picture vs sound: \(offsets.filter { abs($0) > 40 })")
+        #expect(audioSink.unplayedDuration! <= Presenter.audioLead + .milliseconds(30), "fed a little ahead, no more")
+    }
+
+    @Test func theFirstPictureShowsBeforePlaybackBeginsAndOnlyOnce() throws {
+        let frames = try Self.decoded()
+        let videoSink = RecordingVideoSink()
+        let presenter = Presenter(videoSink: videoSink, audioSink: nil)
+        #expect(presenter.showFirstPicture(at: .zero) == nil)
+        presenter.enqueue(frames.video[0])
+        presenter.enqueue(frames.video[1])
+        #expect(presenter.showFirstPicture(at: .zero) != nil)
+        #expect(presenter.showFirstPicture(at: .zero) == nil, "a poster, not playback")
+        #expect(videoSink.shown.count == 1)
+        // Decoded audio goes nowhere without a sink.
+        presenter.enqueue(frames.audio[0])
+        #expect(presenter.audioClock(rate: 1) == nil)
+    }
+}
