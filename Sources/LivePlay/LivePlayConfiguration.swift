@@ -58,4 +58,13 @@ public enum PlaybackOutcome: Sendable, Hashable {
     case stopped
     /// Stopped by an error event (`PLAY_ERR_*`).
     case failed(PlayEventCode)
+
+    /// `ended`, `stopped`, or the error's symbol.
+    public var name: String {
+        switch self {
+        case .ended: "ended"
+        case .stopped: "stopped"
+        case .failed(let code): code.symbol
+        }
+    }
 }

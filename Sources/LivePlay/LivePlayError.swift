@@ -18,6 +18,8 @@ public struct LivePlayError: Error, Sendable, CustomStringConvertible {
         public static let sourceNotFound = Code(rawValue: "source_not_found")
         public static let sourceFailed = Code(rawValue: "source_failed")
         public static let notFLV = Code(rawValue: "not_flv")
+        /// Not an HTTP(S)-FLV or RTMP(S) URL (``LivePlayer/startPlay(_:type:)``).
+        public static let unsupportedURL = Code(rawValue: "unsupported_url")
     }
 
     public var code: Code

@@ -21,11 +21,14 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     public let configuration: LivePlayConfiguration
     /// Changes this session while it plays, from any task.
     public let control: PlaybackControl
+    /// What the stream has shown of itself so far: header, metadata, codec configurations, packet counts.
+    public private(set) var description = StreamDescription()
     private let clock: C
     private let logger: Logger
     private let makeSource: (@Sendable (String, TransportOptions, Logger) -> (any ByteSource))?
     private var start: C.Instant
     private var emit: (PlayEvent) -> Void = { _ in }
+    private var emitStatus: (NetStatus) -> Void = { _ in }
 
     // Across connections.
     private var engine: PlaybackEngine
@@ -41,6 +44,15 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     private var lastResolution: (width: Int, height: Int)?
     private var mediaLostAt: C.Instant?
     private var connectionCount = 0
+    private var statistics = PlaybackStatistics()
+    private var cpu = CPUUsage()
+    private var nextStatus = Duration.seconds(1)
+    private var serverAddress = ""
+    private var videoConfiguration: VideoCodecConfiguration?
+    private var audioConfiguration: AudioCodecConfiguration?
+    private var hasBegun = false
+    /// Why the stream cannot be played at all, once that is known.
+    private var unplayable: String?
 
     // Per connection.
     private var demuxer = FLVDemuxer()
@@ -78,10 +90,24 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         self.goodput = GoodputMeter(window: configuration.lagWindow)
     }
 
-    /// Plays until the stream ends, an error stops it, or the task is cancelled.
-    public func run(onEvent: @escaping (PlayEvent) -> Void) async -> PlaybackOutcome {
+    /// Plays until the stream ends, an error stops it, or the task is cancelled; then reports the session
+    /// summary (`LIVEPLAY_EVT_SESSION_SUMMARY`).
+    ///
+    /// - Parameters:
+    ///   - onEvent: every event, on the play loop: return quickly (``LivePlayer`` delivers off the loop).
+    ///   - onStatus: the net status, once per second of the session clock.
+    public func run(
+        onEvent: @escaping (PlayEvent) -> Void, onStatus: @escaping (NetStatus) -> Void = { _ in }
+    ) async -> PlaybackOutcome {
         emit = onEvent
+        emitStatus = onStatus
         start = clock.now
+        let outcome = await connectAndPlay()
+        reportSummary(outcome)
+        return outcome
+    }
+
+    private func connectAndPlay() async -> PlaybackOutcome {
         if let makeSource {
             return await play(makeSource(url, configuration.transport, logger))
         }
@@ -190,13 +216,14 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     }
 
     private func playLoop(_ handoff: TransportHandoff<TransportUpdate>) async -> PlaybackOutcome {
+        let (clock, tickInterval) = (clock, configuration.tickInterval)
         while true {
             if Task.isCancelled { return .stopped }
             for update in handoff.takeAll() {
                 if let outcome = apply(update, handoff) { return outcome }
             }
             if let outcome = tick() { return outcome }
-            await handoff.wait(upTo: configuration.tickInterval)
+            await handoff.wait { try? await clock.sleep(for: tickInterval) }
         }
     }
 
@@ -209,6 +236,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             do {
                 try handle(event)
             } catch {
+                if let unplayable { return fail(.unplayable, unplayable) }
                 handoff.requestAbort(error)
             }
         case .lost(let error, let action):
@@ -216,6 +244,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             if let outcome = connectionLost(error) { return outcome }
             switch action {
             case .retry(let attempt, _):
+                statistics.reconnected()
                 report(
                     .reconnect, "reconnecting (attempt \(attempt) of \(configuration.connectRetryCount)): \(error.message)",
                     ["EVT_PARAM1": .int(Int64(attempt)), "reason": .string(error.code.rawValue)])
@@ -245,6 +274,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             case .begin(let buffered, let stalled):
                 begin(buffered: buffered, stalled: stalled, at: now)
             case .skipped(let removed, let dropped):
+                statistics.caughtUp()
                 report(
                     .catchUpSkip, "skipped \(removed.milliseconds) ms of buffered media to catch up",
                     ["removed_ms": .int(removed.milliseconds), "dropped_frames": .int(Int64(dropped)),
@@ -253,6 +283,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
                     .videoDiscontinuity, "\(dropped) frames skipped",
                     ["dropped_frames": .int(Int64(dropped)), "gap_ms": .int(removed.milliseconds)])
             case .catchUpStarted(let excess):
+                statistics.caughtUp()
                 report(
                     .catchUpStarted, "playing faster to remove \(excess.milliseconds) ms of latency",
                     ["excess_ms": .int(excess.milliseconds), "rate": .double(engine.rate), "method": .string("rate")])
@@ -273,6 +304,11 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             }
         }
         present()
+        if now >= nextStatus {
+            emitStatus(status(at: now))
+            // Stay on whole seconds of the session clock; a tick that came very late skips, never bunches.
+            repeat { nextStatus += .seconds(1) } while nextStatus <= now
+        }
         if transportFinished, engine.buffer.isEmpty, engine.state != .playing || engine.bufferLatency == .zero {
             return endOfStream()
         }
@@ -280,8 +316,24 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         return nil
     }
 
-    /// A latency change asked for through ``control``: applied now and reported.
+    /// What ``control`` asked for: pause, resume, a latency change; applied now and reported.
     private func applyControl() {
+        switch control.takePauseRequest() {
+        case true? where !engine.isPaused:
+            engine.pause()
+            report(.paused, "paused", ["position_ms": .int(engine.position?.milliseconds ?? 0)])
+        case false? where engine.isPaused:
+            for action in engine.resume() {
+                if case .skipped(let removed, let dropped) = action {
+                    report(
+                        .videoDiscontinuity, "resumed at the newest media: \(dropped) frames skipped",
+                        ["dropped_frames": .int(Int64(dropped)), "gap_ms": .int(removed.milliseconds)])
+                }
+            }
+            report(.resumed, "resumed at the live edge", ["latency_ms": .int(engine.bufferLatency.milliseconds)])
+        default:
+            break
+        }
         guard let latency = control.takeLatency(), latency != engine.parameters else { return }
         let previous = engine.parameters
         engine.parameters = latency
@@ -302,7 +354,9 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         let shown =
             engine.state == .playing
             ? presenter.present(at: position, rate: engine.rate) : presenter.showFirstPicture(at: position)
+        if let audio = presenter.takeLastPlayedAudio() { statistics.played(audio: audio) }
         guard let frame = shown else { return }
+        statistics.shown(video: frame.pts)
         if lastResolution?.width != frame.width || lastResolution?.height != frame.height {
             lastResolution = (frame.width, frame.height)
             report(
@@ -312,6 +366,60 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         startup.record(\.firstShown, elapsed)
     }
 
+    /// The net status now; rates cover the second since the previous one.
+    private func status(at now: Duration) -> NetStatus {
+        let interval = statistics.takeInterval(at: now)
+        let (processCPU, machineCPU) = cpu.sample()
+        let state: String
+        if engine.isPaused {
+            state = "paused"
+        } else if mediaLostAt != nil || !hasBegun && engine.state == .waitingForKeyframe {
+            state = "connecting"
+        } else {
+            state = engine.state == .playing ? "playing" : "loading"
+        }
+        let latency = engine.bufferLatency
+        if engine.state == .playing { statistics.sample(latency: latency) }
+        let cache = engine.buffer.content
+        return NetStatus(
+            elapsedMilliseconds: now.milliseconds, state: state, processCPU: processCPU, machineCPU: machineCPU,
+            videoWidth: lastResolution?.width ?? videoConfiguration?.width ?? 0,
+            videoHeight: lastResolution?.height ?? videoConfiguration?.height ?? 0,
+            netSpeedKbps: interval.receivedKbps, netJitterMilliseconds: Int(engine.arrivalJitter.milliseconds),
+            videoFPS: configuration.decodes ? interval.framesPerSecond : interval.receivedFramesPerSecond,
+            videoBitrateKbps: interval.videoKbps,
+            audioBitrateKbps: interval.audioKbps, cacheMilliseconds: Int(latency.milliseconds),
+            serverAddress: serverAddress, videoCacheFrames: cache.videoPackets,
+            audioCacheMilliseconds: Int(cache.audioDuration.milliseconds),
+            decodedCacheFrames: presenter.queuedVideoFrames,
+            avReceiveIntervalMilliseconds: Int(statistics.receiveInterval?.milliseconds ?? 0),
+            avPlayIntervalMilliseconds: Int(statistics.playInterval?.milliseconds ?? 0),
+            gopSeconds: statistics.gop?.seconds ?? 0, audioSampleRate: audioConfiguration?.sampleRate ?? 0,
+            audioChannels: audioConfiguration?.channels ?? 0, videoCodec: videoConfiguration?.codec.rawValue ?? "",
+            audioCodec: audioConfiguration?.codec.rawValue ?? "", latencyMilliseconds: Int(latency.milliseconds),
+            endToEndLatencyMilliseconds: engine.position.flatMap(endToEndLatency).map { Int($0) },
+            target: engine.target, rate: engine.rate, stutters: statistics.stutters,
+            stutterMilliseconds: Int(statistics.stutterTime.milliseconds),
+            droppedFrames: engine.buffer.droppedVideoFrames + presenter.droppedVideoFrames,
+            framesShown: statistics.framesShown, reconnects: statistics.reconnects,
+            mode: LatencyMode(matching: engine.parameters)?.rawValue ?? "custom")
+    }
+
+    /// `LIVEPLAY_EVT_SESSION_SUMMARY`: how the whole session went, once, when it stops.
+    private func reportSummary(_ outcome: PlaybackOutcome) {
+        var parameters: [String: PlayEventValue] = [
+            "outcome": .string(outcome.name), "duration_ms": .int(elapsed.milliseconds),
+            "stutters": .int(Int64(statistics.stutters)), "stutter_ms": .int(statistics.stutterTime.milliseconds),
+            "catch_ups": .int(Int64(statistics.catchUps)), "reconnects": .int(Int64(statistics.reconnects)),
+            "bytes": .int(Int64(statistics.receivedBytes)), "frames_shown": .int(Int64(statistics.framesShown)),
+            "dropped_frames": .int(Int64(engine.buffer.droppedVideoFrames + presenter.droppedVideoFrames)),
+        ]
+        if let shown = startup.firstShown { parameters["first_frame_ms"] = .int(shown.milliseconds) }
+        if let mean = statistics.meanLatency { parameters["mean_latency_ms"] = .int(mean.milliseconds) }
+        if let p95 = statistics.p95Latency { parameters["p95_latency_ms"] = .int(p95.milliseconds) }
+        report(.sessionSummary, "session summary", parameters)
+    }
+
     private func endOfStream() -> PlaybackOutcome {
         flushDecoders()
         report(.playEnd, "the server ended the stream")
@@ -319,21 +427,27 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     }
 
     private func begin(buffered: Duration, stalled: Duration?, at now: Duration) {
-        if let stalled, stalled > configuration.latency.videoBlockThreshold {
-            report(
-                .videoPlayLag, "playback stopped for \(stalled.milliseconds) ms",
-                ["EVT_BLOCK_DURATION": .int(stalled.milliseconds)])
+        let threshold = engine.parameters.videoBlockThreshold
+        if let stalled {
+            statistics.stalled(for: stalled, threshold: threshold)
+            if stalled > threshold {
+                report(
+                    .videoPlayLag, "playback stopped for \(stalled.milliseconds) ms",
+                    ["EVT_BLOCK_DURATION": .int(stalled.milliseconds)])
+            }
         }
+        let first = !hasBegun
+        hasBegun = true
         var parameters: [String: PlayEventValue] = [
             "connection": .int(Int64(connectionCount)), "buffered_ms": .int(buffered.milliseconds),
             "target_ms": .int(engine.target.milliseconds),
         ]
-        if stalled == nil {
+        if first {
             // An audio-only stream is first heard now.
             startup.record(\.firstShown, now)
             parameters.merge(startup.parameters) { first, _ in first }
         }
-        report(.playBegin, stalled == nil ? "playback began" : "playback resumed", parameters)
+        report(.playBegin, first ? "playback began" : "playback resumed", parameters)
     }
 
     /// `PLAY_EVT_PLAY_PROGRESS` once a second while playing: position, buffer, latencies.
@@ -408,6 +522,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         case .handshakeDone:
             startup.record(\.handshakeDone, elapsed)
         case .connected(let serverAddress):
+            self.serverAddress = serverAddress
             startup.record(\.connected, elapsed)
             report(.connectSucceeded, "connected to \(serverAddress)", ["SERVER_IP": .string(serverAddress)])
         case .streamBegin:
@@ -415,12 +530,15 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             streaming = true
             report(.rtmpStreamBegin, "the server started the stream")
         case .bytes(let bytes):
+            statistics.received(bytes: bytes.count)
             startup.record(\.firstByte, elapsed)
             streaming = true
             demuxer.append(bytes)
             do {
                 while let element = try demuxer.nextElement() { handle(element) }
             } catch {
+                // Bytes that are not FLV (an HTML page, another format): no reconnect will change that.
+                unplayable = "not an FLV stream: \(error.message)"
                 throw TransportError(.protocolViolation, "not an FLV stream: \(error.message)")
             }
             try checkGoodput()
@@ -444,6 +562,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     // MARK: - Media
 
     private func handle(_ element: FLVElement) {
+        description.record(element)
         switch element {
         case .packet(var packet):
             let original = packet
@@ -460,8 +579,12 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
                 mediaLostAt = nil
             }
             goodput.record(media: packet.dts, at: elapsed)
+            statistics.received(packet)
             timelineOffset = mapped.dts.milliseconds - original.dts.milliseconds
             if packet.kind == .audio { startup.record(\.firstAudio, elapsed) }
+            if configuration.enableMessage, packet.kind == .video, let video = videoConfiguration {
+                reportMessages(in: packet, video)
+            }
             if packet.kind == .video, packet.isKeyframe, !sawKeyframe {
                 sawKeyframe = true
                 startup.record(\.firstKeyframe, elapsed)
@@ -475,6 +598,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
                 }
             }
         case .videoConfiguration(let video):
+            videoConfiguration = video
             guard configuration.decodes, videoDecoder?.configuration != video else { return }
             flushVideo()
             do {
@@ -486,6 +610,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
                     video.codec == .hevc ? .hevcDecodeFailed : .videoDecodeFailed, "cannot open decoder: \(error)")
             }
         case .audioConfiguration(let audio):
+            audioConfiguration = audio
             guard configuration.decodes, audioDecoder?.configuration != audio else { return }
             do {
                 audioDecoder = try AudioDecoder(configuration: audio, options: configuration.decoder)
@@ -511,13 +636,27 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
                 return
             }
             guard configuration.enableMessage else { return }
-            report(.getMessage, message.name, ["EVT_GET_MSG": .string(String(describing: message.arguments))])
+            report(
+                .getMessage, message.name,
+                ["EVT_GET_MSG": .string(String(describing: message.arguments)), "source": .string("script")])
         case .warning(let warning):
             logger.warning("FLV: \(warning)")
         case .header(let header):
             expectsVideo = expectsVideo || header.hasVideo
         case .endOfSequence:
             break
+        }
+    }
+
+    /// `PLAY_EVT_GET_MESSAGE` for user-data SEI messages carried in the video (with `enableMessage`).
+    private func reportMessages(in packet: EncodedPacket, _ video: VideoCodecConfiguration) {
+        for message in SEIMessages.userData(in: packet, codec: video.codec, nalLengthSize: video.nalLengthSize) {
+            // Text payloads often end in a C string's NUL (x264's does): not part of the message.
+            let text = String(decoding: message.payload.reversed().drop { $0 == 0 }.reversed(), as: UTF8.self)
+            report(
+                .getMessage, "SEI user data",
+                ["EVT_GET_MSG": .string(text), "source": .string("sei"),
+                    "uuid": .string(message.uuidString), "pts_ms": .int(packet.pts.milliseconds)])
         }
     }
 

@@ -18,7 +18,8 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
 
     /// Errors are negative; the player stops after one.
     public var isError: Bool { rawValue < 0 }
-    /// Warnings are 2101–2199 and 3001–3099; 9001–9099 are liveplay's own informational events.
+    /// Warnings are 2101–2199 and 3001–3099; 9001–9099 are liveplay's own informational events, −9001…−9099
+    /// its own errors.
     public var isWarning: Bool { (2101...2199).contains(rawValue) || (3001...3099).contains(rawValue) }
 
     public static let connectSucceeded = PlayEventCode(2001, "PLAY_EVT_CONNECT_SUCC")
@@ -50,20 +51,27 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
     public static let fileNotFound = PlayEventCode(-2303, "PLAY_ERR_FILE_NOT_FOUND")
     public static let hevcDecodeFailed = PlayEventCode(-2304, "PLAY_ERR_HEVC_DECODE_FAIL")
     public static let serverRefused = PlayEventCode(-2308, "PLAY_ERR_SERVER_REFUSED")
+    /// liveplay's own: the server sends something that is not FLV; no reconnect can help.
+    public static let unplayable = PlayEventCode(-9001, "LIVEPLAY_ERR_UNPLAYABLE")
 
     // liveplay's own events, in a range Tencent does not use (9001–9099).
     public static let catchUpStarted = PlayEventCode(9001, "LIVEPLAY_EVT_CATCH_UP_START")
     public static let catchUpEnded = PlayEventCode(9002, "LIVEPLAY_EVT_CATCH_UP_END")
     public static let catchUpSkip = PlayEventCode(9003, "LIVEPLAY_EVT_CATCH_UP_SKIP")
     public static let latencyChanged = PlayEventCode(9004, "LIVEPLAY_EVT_LATENCY_CHANGED")
+    public static let listenerOverflow = PlayEventCode(9005, "LIVEPLAY_EVT_LISTENER_OVERFLOW")
+    public static let sessionSummary = PlayEventCode(9006, "LIVEPLAY_EVT_SESSION_SUMMARY")
+    public static let paused = PlayEventCode(9007, "LIVEPLAY_EVT_PAUSED")
+    public static let resumed = PlayEventCode(9008, "LIVEPLAY_EVT_RESUMED")
 
-    /// Every code liveplay can emit.
+    /// Every code liveplay can emit (not 2106: it decodes in software).
     public static let known: [PlayEventCode] = [
         connectSucceeded, rtmpStreamBegin, receivedFirstKeyframe, playBegin, playProgress, playEnd, playLoading,
         startVideoDecoder, changeResolution, getMessage, getMetadata, videoDecodeFailed, audioDecodeFailed, reconnect,
-        receiveDataLag, videoPlayLag, hardwareAccelerationFailed, videoDiscontinuity, dnsFailed, serverConnectFailed,
+        receiveDataLag, videoPlayLag, videoDiscontinuity, dnsFailed, serverConnectFailed,
         handshakeFailed, serverDisconnected, readWriteFailed, networkDisconnected, fileNotFound, hevcDecodeFailed,
-        serverRefused, catchUpStarted, catchUpEnded, catchUpSkip, latencyChanged,
+        serverRefused, catchUpStarted, catchUpEnded, catchUpSkip, latencyChanged, listenerOverflow, sessionSummary,
+        paused, resumed, unplayable,
     ]
 }
 

@@ -6,6 +6,7 @@ public import LivePlayBuffering
 public final class PlaybackControl: @unchecked Sendable {
     private let lock = NSLock()
     private var pendingLatency: LatencyParameters?
+    private var pendingPause: Bool?
 
     public init() {}
 
@@ -17,6 +18,24 @@ public final class PlaybackControl: @unchecked Sendable {
     /// Replaces the latency parameters (`cacheTime`, `minAutoAdjustCacheTime`, … ) while playing.
     public func setLatency(_ parameters: LatencyParameters) {
         lock.withLock { pendingLatency = parameters }
+    }
+
+    /// Holds playback (TXLivePlayer's `pause`); the stream keeps arriving within the buffer's limits.
+    public func pause() {
+        lock.withLock { pendingPause = true }
+    }
+
+    /// Resumes at the newest media (live `resume`), reported as `LIVEPLAY_EVT_RESUMED` then `PLAY_BEGIN`.
+    public func resume() {
+        lock.withLock { pendingPause = false }
+    }
+
+    /// `true` to pause, `false` to resume, `nil` when neither was asked for since the last call.
+    func takePauseRequest() -> Bool? {
+        lock.withLock {
+            defer { pendingPause = nil }
+            return pendingPause
+        }
     }
 
     /// The change asked for since the last call, if any.

@@ -23,6 +23,8 @@ final class Presenter {
     /// Stream time where the audio handed to a real-time sink ends.
     private var audioEnd: MediaTimestamp?
     private(set) var framesShown = 0
+    /// Stream time of the last block of sound handed to the sink, until taken.
+    private var lastPlayedAudio: MediaTimestamp?
 
     init(videoSink: (any VideoSink)?, audioSink: (any AudioSink)?) {
         self.videoSink = videoSink
@@ -31,7 +33,13 @@ final class Presenter {
 
     /// Video frames dropped: late, or over the queue's bound.
     var droppedVideoFrames: Int { video.droppedFrames }
-    var hasPendingVideo: Bool { !video.isEmpty }
+    var queuedVideoFrames: Int { video.count }
+
+    /// The stream time of the sound handed over since the last call, if any.
+    func takeLastPlayedAudio() -> MediaTimestamp? {
+        defer { lastPlayedAudio = nil }
+        return lastPlayedAudio
+    }
 
     func enqueue(_ frame: VideoFrame) {
         video.insert(frame, pts: frame.pts)
@@ -119,6 +127,7 @@ final class Presenter {
         let samples = stretcher.process(frame.interleavedFloat32())
         self.stretcher = stretcher
         guard !samples.isEmpty else { return }
+        lastPlayedAudio = pts
         sink.play(
             AudioSamples(
                 pts: MediaTimestamp(milliseconds: pts.milliseconds - held.milliseconds), sampleRate: frame.sampleRate,

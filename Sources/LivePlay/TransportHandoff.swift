@@ -71,8 +71,8 @@ final class TransportHandoff<Element: Sendable>: @unchecked Sendable {
         return taken
     }
 
-    /// Waits until an item is queued or `timeout` passes, whichever is first.
-    func wait(upTo timeout: Duration) async {
+    /// Waits until an item is queued or `sleep` returns (the caller's clock), whichever is first.
+    func wait(sleeping sleep: @escaping @Sendable () async -> Void) async {
         guard lock.withLock({ items.isEmpty && !closed }) else { return }
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -89,7 +89,7 @@ final class TransportHandoff<Element: Sendable>: @unchecked Sendable {
                     self.ringDoorbell()
                 }
             }
-            group.addTask { try? await Task.sleep(for: timeout) }
+            group.addTask { await sleep() }
             await group.next()
             group.cancelAll()
         }

@@ -48,6 +48,24 @@ public struct JitterBuffer: Sendable {
         return liveEdge - oldest
     }
 
+    /// What is held by kind: video packets, and audio as the span of its timestamps. A scan: for the
+    /// once-per-second status, not for every packet.
+    public var content: (videoPackets: Int, audioDuration: Duration) {
+        var videoPackets = 0
+        var firstAudio: MediaTimestamp?
+        var lastAudio: MediaTimestamp?
+        for packet in packets[head...] {
+            if packet.kind == .video {
+                videoPackets += 1
+            } else {
+                firstAudio = firstAudio ?? packet.dts
+                lastAudio = packet.dts
+            }
+        }
+        guard let firstAudio, let lastAudio else { return (videoPackets, .zero) }
+        return (videoPackets, lastAudio - firstAudio)
+    }
+
     /// The oldest packet, without removing it.
     public var first: EncodedPacket? { head < packets.count ? packets[head] : nil }
 

@@ -49,6 +49,8 @@ public struct PlaybackEngine: Sendable {
         set { playhead = newValue.map { .milliseconds($0.milliseconds) } }
     }
     public private(set) var rate = 1.0
+    /// Paused by the user: the position holds, nothing is released, media keeps arriving into the buffer.
+    public private(set) var isPaused = false
     /// The latency the controller steers to (fixed `cacheTime`, or adaptive within [min, max]).
     public private(set) var target: Duration
     private var lastAdvance: Duration?
@@ -127,6 +129,7 @@ public struct PlaybackEngine: Sendable {
             reportedGap = true
             actions.append(.arrivalGap(gap: now - lastArrival, tolerated: toleratedArrivalGap))
         }
+        guard !isPaused else { return actions }
         switch state {
         case .waitingForKeyframe:
             // An audio-only stream starts once audio is buffered to the resume level.
@@ -168,6 +171,30 @@ public struct PlaybackEngine: Sendable {
             }
         }
         release(into: &actions)
+        return actions
+    }
+
+    /// Holds playback where it is (TXLivePlayer's `pause`); the buffer keeps filling within its limits.
+    public mutating func pause() {
+        isPaused = true
+        catchUpExcess = nil
+        rate = 1.0
+    }
+
+    /// Resumes a live stream at the newest media that still leaves the cache buffered (TXLivePlayer's live
+    /// `resume` jumps to the newest data): whole GOPs are skipped, then playback begins once loaded.
+    public mutating func resume() -> [PlaybackAction] {
+        guard isPaused else { return [] }
+        isPaused = false
+        var actions: [PlaybackAction] = []
+        let before = buffer.droppedVideoFrames
+        let removed = buffer.skip(keeping: resumeLevel)
+        if removed > .zero, let oldest = buffer.oldest {
+            position = oldest
+            actions.append(.skipped(removed: removed, droppedVideoFrames: buffer.droppedVideoFrames - before))
+        }
+        if state == .playing { state = .loading }
+        stalledSince = nil
         return actions
     }
 

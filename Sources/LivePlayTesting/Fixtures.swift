@@ -13,6 +13,9 @@ public enum Fixture: String, CaseIterable, Sendable {
     case audioOnly = "audio-only"
     /// H.264 + MP3.
     case h264MP3 = "h264-mp3"
+    /// H.264 (no B-frames) + AAC 64 kbit/s mono, 320x240 at 25 fps, 2 s GOP, 10 s: long enough for seconds of
+    /// steady playback.
+    case longH264AAC = "h264-aac-10s"
 
     /// The ffmpeg arguments that make it (output path appended).
     public var ffmpegArguments: [String] {
@@ -30,6 +33,8 @@ public enum Fixture: String, CaseIterable, Sendable {
         case .audioOnly:
             return ["-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=48000", "-t", "2", "-ac", "1",
                 "-c:a", "aac", "-vn"]
+        case .longH264AAC:
+            return video + audio + ["-t", "10"] + x264 + ["-bf", "0", "-g", "50", "-c:a", "aac", "-b:a", "64k"]
         case .h264MP3:
             return video + audio + ["-t", "2"] + x264 + ["-bf", "0", "-g", "25", "-c:a", "libmp3lame", "-b:a", "64k"]
         }

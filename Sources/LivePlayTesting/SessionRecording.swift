@@ -6,7 +6,10 @@ import Logging
 /// so a broken test ends instead of hanging.
 public struct SessionRecording: Sendable {
     public var outcome: PlaybackOutcome
+    /// Every event but the session summary, in order.
     public var events: [PlayEvent]
+    /// The session summary (`LIVEPLAY_EVT_SESSION_SUMMARY`), always the last event of a session.
+    public var summary: PlayEvent?
 
     /// The event codes in order.
     public var codes: [Int] { events.map(\.code.rawValue) }
@@ -55,7 +58,9 @@ public struct SessionRecording: Sendable {
             group.cancelAll()
             return first ?? .stopped
         }
-        return SessionRecording(outcome: outcome, events: box.events)
+        var events = box.events
+        let summary = events.last?.code == .sessionSummary ? events.removeLast() : nil
+        return SessionRecording(outcome: outcome, events: events, summary: summary)
     }
 }
 

@@ -18,7 +18,7 @@ import Testing
         let handoff = TransportHandoff<Int>(capacity: 1)
         #expect(await handoff.send(1))
         let blocked = Task { await handoff.send(2) }
-        let waiter = Task { await handoff.wait(upTo: .seconds(60)) }
+        let waiter = Task { await handoff.wait { try? await Task.sleep(for: .seconds(60)) } }
         try? await Task.sleep(for: .milliseconds(20))
         handoff.close()
         #expect(await blocked.value == false)
@@ -31,7 +31,7 @@ import Testing
         let handoff = TransportHandoff<Int>(capacity: 4)
         let start = ContinuousClock.now
         for round in 0..<300 {
-            let waiter = Task { await handoff.wait(upTo: .seconds(60)) }
+            let waiter = Task { await handoff.wait { try? await Task.sleep(for: .seconds(60)) } }
             if round % 3 == 0 { await Task.yield() }
             waiter.cancel()
             await waiter.value

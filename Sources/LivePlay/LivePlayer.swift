@@ -1,0 +1,264 @@
+import Foundation
+public import Logging
+
+/// What a ``LivePlayer`` tells its listener: the events (`onPlayEvent`) and the once-per-second status
+/// (`onNetStatus`). Called serially on the player's delivery thread, never on the play loop: a slow or
+/// blocking listener delays only its own deliveries, and if it falls so far behind that the delivery
+/// queue fills, the updates dropped are counted and reported (`LIVEPLAY_EVT_LISTENER_OVERFLOW`).
+public protocol LivePlayListener: AnyObject, Sendable {
+    func onPlayEvent(_ event: PlayEvent)
+    func onNetStatus(_ status: NetStatus)
+}
+
+extension LivePlayListener {
+    public func onPlayEvent(_ event: PlayEvent) {}
+    public func onNetStatus(_ status: NetStatus) {}
+}
+
+/// One thing a player reports, for the `async` face.
+public enum PlayerUpdate: Sendable {
+    case event(PlayEvent)
+    case netStatus(NetStatus)
+}
+
+/// The player a front end embeds, shaped after TXLivePlayer: `startPlay` / `stopPlay` / `pause` / `resume`,
+/// a configuration with TXLivePlayConfig's fields and the `auto` / `speed` / `smooth` presets (changeable
+/// while playing), and a listener for events and net status.
+///
+/// ```swift
+/// let player = LivePlayer(configuration: LivePlayConfiguration(latency: .preset(.speed)))
+/// player.listener = myListener
+/// try player.startPlay("http://127.0.0.1:8080/live.flv")
+/// …
+/// await player.stopPlay()
+/// ```
+///
+/// For Swift concurrency, ``run(url:)`` plays in the calling task (cancel it to stop) and ``updates()``
+/// streams what the listener gets. `startPlay` is `run` on a task the player owns: the one task it keeps,
+/// ended by `stopPlay`.
+public final class LivePlayer: @unchecked Sendable {
+    /// The URL types of TXLivePlayer's `startPlay(url, type)` that a live player plays.
+    public enum URLType: Sendable, Hashable {
+        /// `PLAY_TYPE_LIVE_RTMP` (0).
+        case rtmp
+        /// `PLAY_TYPE_LIVE_FLV` (1).
+        case flv
+    }
+
+    private let lock = NSLock()
+    private var storedConfiguration: LivePlayConfiguration
+    private var storedListener: (any LivePlayListener)?
+    private var playing: Task<PlaybackOutcome, Never>?
+    private var control: PlaybackControl?
+    private var streams: [UUID: AsyncStream<PlayerUpdate>.Continuation] = [:]
+    private let logger: Logger
+    private let videoSink: (any VideoSink)?
+    private let audioSink: (any AudioSink)?
+
+    /// - Parameters:
+    ///   - videoSink, audioSink: where decoded pictures and sound go (none: monitoring only). They are called
+    ///     on the play loop and must return quickly; they are used by one playback at a time.
+    public init(
+        configuration: LivePlayConfiguration = LivePlayConfiguration(), videoSink: (any VideoSink)? = nil,
+        audioSink: (any AudioSink)? = nil, logger: Logger = Logger(label: "liveplay")
+    ) {
+        storedConfiguration = configuration
+        self.videoSink = videoSink
+        self.audioSink = audioSink
+        self.logger = logger
+    }
+
+    /// Receives events and net status; set it before `startPlay`. Held strongly until replaced.
+    public var listener: (any LivePlayListener)? {
+        get { lock.withLock { storedListener } }
+        set { lock.withLock { storedListener = newValue } }
+    }
+
+    /// TXLivePlayConfig's fields. Set before playing; while playing, its latency parameters take effect at once
+    /// (the rest at the next `startPlay`).
+    public var configuration: LivePlayConfiguration {
+        get { lock.withLock { storedConfiguration } }
+        set {
+            let control = lock.withLock {
+                storedConfiguration = newValue
+                return self.control
+            }
+            control?.setLatency(newValue.latency)
+        }
+    }
+
+    /// Switches to a latency mode's preset, also while playing.
+    public func setMode(_ mode: LatencyMode) {
+        configuration.latency = .preset(mode)
+    }
+
+    /// Whether a playback started by ``startPlay(_:type:)`` is running.
+    public var isPlaying: Bool { lock.withLock { playing != nil } }
+
+    /// Starts playing `url` in the background; events and status go to the listener and to ``updates()``.
+    /// Stops a playback already running first.
+    ///
+    /// - Parameter type: checked against the URL when given; otherwise inferred from the scheme.
+    /// - Throws: ``LivePlayError`` for a URL that is not HTTP(S)-FLV or RTMP(S), or that does not match `type`.
+    public func startPlay(_ url: String, type: URLType? = nil) throws(LivePlayError) {
+        let kind: StreamURL.Kind
+        do {
+            kind = try StreamURL.kind(of: url)
+        } catch {
+            throw LivePlayError(.unsupportedURL, error.message)
+        }
+        let expected: StreamURL.Kind? = type.map { $0 == .rtmp ? .rtmp : .httpFLV }
+        guard kind != .file, expected == nil || expected == kind else {
+            throw LivePlayError(.unsupportedURL, "\(Redaction.url(url)) is not a live \(type.map { "\($0)" } ?? "FLV or RTMP") URL")
+        }
+        let previous = lock.withLock { playing }
+        previous?.cancel()
+        let task = Task { [self] in
+            _ = await previous?.value
+            return await run(url: url)
+        }
+        lock.withLock { playing = task }
+    }
+
+    /// Stops playing and waits until the play loop has ended (the session summary has been delivered).
+    public func stopPlay() async {
+        let task = lock.withLock {
+            defer { playing = nil }
+            return playing
+        }
+        task?.cancel()
+        _ = await task?.value
+    }
+
+    /// Holds the picture; the stream keeps arriving within the buffer's limits.
+    public func pause() {
+        lock.withLock { control }?.pause()
+    }
+
+    /// Resumes at the newest media, as TXLivePlayer does for live streams.
+    public func resume() {
+        lock.withLock { control }?.resume()
+    }
+
+    /// A stream of what the listener gets, from now until the player is released or the consumer stops.
+    /// It keeps the newest 256 updates: a consumer that falls behind loses the oldest, never stalls playback.
+    public func updates() -> AsyncStream<PlayerUpdate> {
+        let (stream, continuation) = AsyncStream.makeStream(of: PlayerUpdate.self, bufferingPolicy: .bufferingNewest(256))
+        let id = UUID()
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            self.lock.withLock { _ = self.streams.removeValue(forKey: id) }
+        }
+        lock.withLock { streams[id] = continuation }
+        return stream
+    }
+
+    /// Plays `url` in the calling task until the stream ends, an error stops it, or the task is cancelled.
+    public func run(url: String) async -> PlaybackOutcome {
+        let control = PlaybackControl()
+        let configuration = lock.withLock {
+            self.control = control
+            return storedConfiguration
+        }
+        let delivery = UpdateDelivery { [weak self] update in self?.deliver(update) }
+        let session = LiveSession(
+            url: url, configuration: configuration, clock: ContinuousClock(), logger: logger, videoSink: videoSink,
+            audioSink: audioSink, control: control)
+        let outcome = await session.run(
+            onEvent: { delivery.post(.event($0)) }, onStatus: { delivery.post(.netStatus($0)) })
+        delivery.finish()
+        lock.withLock {
+            if self.control === control { self.control = nil }
+        }
+        return outcome
+    }
+
+    private func deliver(_ update: PlayerUpdate) {
+        let (listener, streams) = lock.withLock { (storedListener, Array(self.streams.values)) }
+        for stream in streams { stream.yield(update) }
+        switch update {
+        case .event(let event): listener?.onPlayEvent(event)
+        case .netStatus(let status): listener?.onNetStatus(status)
+        }
+    }
+
+    deinit {
+        playing?.cancel()
+        for stream in streams.values { stream.finish() }
+    }
+}
+
+/// Hands updates from the play loop to a delivery thread through a bounded queue, so the loop never waits
+/// for a listener. When the queue is full, net status is dropped first, then the oldest events, and the count
+/// is reported in a `LIVEPLAY_EVT_LISTENER_OVERFLOW` event once the listener catches up.
+final class UpdateDelivery: @unchecked Sendable {
+    static let capacity = 512
+
+    private let condition = NSCondition()
+    private var queue: [PlayerUpdate] = []
+    private var dropped = 0
+    private var finished = false
+    private var done = false
+    private let deliver: @Sendable (PlayerUpdate) -> Void
+
+    init(deliver: @escaping @Sendable (PlayerUpdate) -> Void) {
+        self.deliver = deliver
+        let thread = Thread { [self] in drain() }
+        thread.name = "liveplay-listener"
+        thread.start()
+    }
+
+    /// Never blocks.
+    func post(_ update: PlayerUpdate) {
+        condition.lock()
+        defer { condition.unlock() }
+        if queue.count >= Self.capacity {
+            let victim = queue.firstIndex { if case .netStatus = $0 { true } else { false } } ?? 0
+            queue.remove(at: victim)
+            dropped += 1
+        }
+        queue.append(update)
+        condition.signal()
+    }
+
+    /// Delivers what is queued, then stops the thread; returns when everything was delivered.
+    func finish() {
+        condition.lock()
+        finished = true
+        condition.broadcast()
+        while !done { condition.wait() }
+        condition.unlock()
+    }
+
+    private func drain() {
+        while true {
+            condition.lock()
+            while queue.isEmpty && !finished { condition.wait() }
+            if queue.isEmpty && finished {
+                done = true
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            var batch = queue
+            queue.removeAll(keepingCapacity: true)
+            if dropped > 0 {
+                let overflow = PlayEvent(
+                    .listenerOverflow, "the listener fell behind; \(dropped) updates were dropped",
+                    elapsedMilliseconds: batch.first.map(Self.elapsed) ?? 0,
+                    parameters: ["dropped_updates": .int(Int64(dropped))])
+                batch.insert(.event(overflow), at: 0)
+                dropped = 0
+            }
+            condition.unlock()
+            for update in batch { deliver(update) }
+        }
+    }
+
+    private static func elapsed(_ update: PlayerUpdate) -> Int64 {
+        switch update {
+        case .event(let event): event.elapsedMilliseconds
+        case .netStatus(let status): status.elapsedMilliseconds
+        }
+    }
+}

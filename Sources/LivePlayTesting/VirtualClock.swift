@@ -1,0 +1,117 @@
+import Foundation
+public import LivePlay
+
+/// A clock for driving a whole ``LiveSession`` in virtual time: when the play loop sleeps between ticks,
+/// time jumps forward at once, and sources waiting for a virtual instant (``wait(until:)``) are woken as
+/// time passes them. A session of minutes runs in a moment, with the same figures every run.
+public final class VirtualClock: Clock, @unchecked Sendable {
+    public struct Instant: InstantProtocol, Sendable {
+        public var offset: Duration
+
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
+
+    private let lock = NSLock()
+    private var current = Instant(offset: .zero)
+    private var waiters: [(id: UUID, deadline: Instant, continuation: CheckedContinuation<Void, Never>)] = []
+
+    public init() {}
+
+    public var now: Instant { lock.withLock { current } }
+    public var minimumResolution: Duration { .milliseconds(1) }
+
+    /// The play loop's sleep: time moves to `deadline` now, waking every waiter it passes.
+    public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+        try Task.checkCancellation()
+        let woken: [CheckedContinuation<Void, Never>] = lock.withLock {
+            current = max(current, deadline)
+            let due = waiters.filter { $0.deadline <= current }
+            waiters.removeAll { $0.deadline <= current }
+            return due.map(\.continuation)
+        }
+        for continuation in woken { continuation.resume() }
+        // Let the woken run before the next tick, as they would in real time.
+        for _ in 0..<4 { await Task.yield() }
+    }
+
+    /// Suspends until virtual time reaches `deadline` or the task is cancelled (a source pacing its media),
+    /// without moving time.
+    public func wait(until deadline: Instant) async {
+        let id = UUID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let ready: Bool = lock.withLock {
+                    if current >= deadline || Task.isCancelled { return true }
+                    waiters.append((id, deadline, continuation))
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            let cancelled = lock.withLock {
+                defer { waiters.removeAll { $0.id == id } }
+                return waiters.first { $0.id == id }?.continuation
+            }
+            cancelled?.resume()
+        }
+    }
+}
+
+/// An FLV file served as a live stream in virtual time: each tag is handed over when the clock reaches its
+/// timestamp (after `lead` of it at once, like a GOP cache), and after the last tag the connection stays open
+/// and silent, as a live server's would.
+public struct VirtualLiveSource: ByteSource {
+    let tags: [(timestamp: Duration, bytes: [UInt8])]
+    let header: [UInt8]
+    let clock: VirtualClock
+    let lead: Duration
+
+    public init(flv bytes: [UInt8], clock: VirtualClock, lead: Duration = .zero) {
+        self.clock = clock
+        self.lead = lead
+        header = Array(bytes.prefix(13))
+        var tags: [(Duration, [UInt8])] = []
+        var offset = 13
+        while offset + 15 <= bytes.count {
+            let size = Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            let timestamp = Int(bytes[offset + 7]) << 24 | Int(bytes[offset + 4]) << 16
+                | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6])
+            let end = offset + 11 + size + 4
+            guard end <= bytes.count else { break }
+            tags.append((.milliseconds(timestamp), Array(bytes[offset..<end])))
+            offset = end
+        }
+        self.tags = tags
+    }
+
+    public func makeConnection() -> any ByteConnection {
+        VirtualLiveConnection(source: self)
+    }
+}
+
+private final class VirtualLiveConnection: ByteConnection {
+    private let source: VirtualLiveSource
+    private var next = -2
+
+    init(source: VirtualLiveSource) {
+        self.source = source
+    }
+
+    func next() async throws(TransportError) -> TransportEvent? {
+        defer { next += 1 }
+        if next == -2 { return .connected(serverAddress: "127.0.0.1:1935") }
+        if next == -1 { return .bytes(source.header) }
+        guard next < source.tags.count else {
+            // Live and silent: the session stops it by cancelling.
+            await source.clock.wait(until: VirtualClock.Instant(offset: .seconds(1_000_000)))
+            throw TransportError(.noData, "silent")
+        }
+        let tag = source.tags[next]
+        await source.clock.wait(until: VirtualClock.Instant(offset: max(.zero, tag.timestamp - source.lead)))
+        return .bytes(tag.bytes)
+    }
+
+    func close() async {}
+}

@@ -1,0 +1,176 @@
+import Foundation
+@testable import LivePlay
+import LivePlayLab
+import LivePlayTesting
+import Testing
+
+/// The front-end API: TXLivePlayer-shaped calls, the listener off the playback path, the async face.
+@Suite struct LivePlayerTests {
+    /// Records what a listener gets; can block on the first event to play a listener that hangs.
+    final class Listener: LivePlayListener, @unchecked Sendable {
+        private let lock = NSLock()
+        private var storedEvents: [PlayEvent] = []
+        private var storedStatuses: [NetStatus] = []
+        private let blockFirstEventFor: Duration?
+
+        init(blockFirstEventFor: Duration? = nil) {
+            self.blockFirstEventFor = blockFirstEventFor
+        }
+
+        var events: [PlayEvent] { lock.withLock { storedEvents } }
+        var statuses: [NetStatus] { lock.withLock { storedStatuses } }
+
+        func onPlayEvent(_ event: PlayEvent) {
+            let first = lock.withLock {
+                storedEvents.append(event)
+                return storedEvents.count == 1
+            }
+            if first, let blockFirstEventFor { Thread.sleep(forTimeInterval: blockFirstEventFor.seconds) }
+        }
+
+        func onNetStatus(_ status: NetStatus) {
+            lock.withLock { storedStatuses.append(status) }
+        }
+
+        func wait(for code: PlayEventCode, count: Int = 1, timeout: Duration = .seconds(10)) async -> Bool {
+            let deadline = ContinuousClock.now + timeout
+            while ContinuousClock.now < deadline {
+                if events.filter({ $0.code == code }).count >= count { return true }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            return false
+        }
+    }
+
+    @Test func startPlayStopPlayAndTheListener() async throws {
+        let (server, port) = try await LabSessionTests.server()
+        let listener = Listener()
+        let player = LivePlayer(configuration: LabSessionTests.configuration(retries: 0))
+        player.listener = listener
+        #expect(!player.isPlaying)
+        try player.startPlay("http://127.0.0.1:\(port)/live.flv", type: .flv)
+        #expect(player.isPlaying)
+        #expect(await listener.wait(for: .playBegin))
+        try await Task.sleep(for: .milliseconds(2200))
+        await player.stopPlay()
+        await server.stop()
+        #expect(!player.isPlaying)
+        #expect(listener.events.last?.code == .sessionSummary, "stopPlay returns once the summary is delivered")
+        #expect(listener.statuses.count >= 2, "once a second")
+        #expect(listener.statuses.allSatisfy { $0.serverAddress == "127.0.0.1:\(port)" })
+    }
+
+    @Test func aURLOfTheWrongKindIsRefusedAtOnce() {
+        let player = LivePlayer()
+        #expect(throws: LivePlayError.self) { try player.startPlay("file:///etc/passwd") }
+        #expect(throws: LivePlayError.self) { try player.startPlay("http://127.0.0.1:1/live.flv", type: .rtmp) }
+        #expect(throws: LivePlayError.self) { try player.startPlay("gopher://127.0.0.1/x") }
+        #expect(!player.isPlaying)
+    }
+
+    @Test func aBlockingListenerNeverStallsPlayback() async throws {
+        let (server, port) = try await LabSessionTests.server()
+        // The listener hangs for 5 s on its first event; pictures must keep coming meanwhile.
+        let listener = Listener(blockFirstEventFor: .seconds(5))
+        let sink = RecordingSink()
+        let player = LivePlayer(configuration: LabSessionTests.configuration(retries: 0), videoSink: sink, audioSink: sink)
+        player.listener = listener
+        try player.startPlay("http://127.0.0.1:\(port)/live.flv")
+        let deadline = ContinuousClock.now + .seconds(20)
+        while listener.events.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        let blockedAt = ContinuousClock.now
+        try await Task.sleep(for: .milliseconds(3000))
+        let shownWhileBlocked = sink.pictures.count
+        let stillBlocked = listener.events.count == 1 && ContinuousClock.now - blockedAt < .seconds(5)
+        #expect(await listener.wait(for: .playBegin, timeout: .seconds(10)))
+        await player.stopPlay()
+        await server.stop()
+        #expect(stillBlocked, "still inside the first callback")
+        // Playback began after about 1 s of cache and ran at 25 fps while the listener slept.
+        #expect(shownWhileBlocked >= 15, "\(shownWhileBlocked) pictures in 3 s")
+        let codes = listener.events.map(\.code)
+        #expect(codes.first == .connectSucceeded && codes.contains(.playBegin), "delivered late but in order: \(codes)")
+    }
+
+    @Test func aListenerThatFallsBehindIsToldHowMuchItMissed() {
+        // Closed until the test opens it; then each delivery passes the signal on to the next.
+        let gate = DispatchSemaphore(value: 0)
+        let delivered = LockedBox<[PlayerUpdate]>([])
+        let delivery = UpdateDelivery { update in
+            gate.wait()
+            gate.signal()
+            delivered.mutate { $0.append(update) }
+        }
+        let start = ContinuousClock.now
+        for index in 0..<(UpdateDelivery.capacity + 100) {
+            delivery.post(.event(PlayEvent(.playProgress, "\(index)", elapsedMilliseconds: Int64(index))))
+        }
+        #expect(ContinuousClock.now - start < .seconds(1), "posting never waits for the listener")
+        gate.signal()
+        delivery.finish()
+        let events = delivered.value.compactMap { update -> PlayEvent? in
+            if case .event(let event) = update { event } else { nil }
+        }
+        let overflow = events.first { $0.code == .listenerOverflow }
+        #expect(overflow?.parameters["dropped_updates"] != nil)
+        // The first update may already have been taken when the gate closed; the rest fit or were counted.
+        let dropped: Int64 = if case .int(let value)? = overflow?.parameters["dropped_updates"] { value } else { 0 }
+        #expect(Int64(events.count - 1) + dropped == Int64(UpdateDelivery.capacity + 100))
+        #expect(events.last?.message == "\(UpdateDelivery.capacity + 99)", "the newest survive")
+    }
+
+    @Test func theAsyncFaceStreamsUpdatesAndCancellationStops() async throws {
+        let (server, port) = try await LabSessionTests.server()
+        let player = LivePlayer(configuration: LabSessionTests.configuration(retries: 0))
+        let updates = player.updates()
+        let playing = Task { await player.run(url: "http://127.0.0.1:\(port)/live.flv") }
+        var sawBegin = false
+        var statuses = 0
+        for await update in updates {
+            switch update {
+            case .event(let event) where event.code == .playBegin: sawBegin = true
+            case .netStatus: statuses += 1
+            default: break
+            }
+            if sawBegin && statuses >= 2 { break }
+        }
+        playing.cancel()
+        #expect(await playing.value == .stopped)
+        await server.stop()
+        #expect(sawBegin)
+    }
+
+    @Test func pauseHoldsAndResumeJumpsToTheLiveEdge() async throws {
+        let (server, port) = try await LabSessionTests.server()
+        let listener = Listener()
+        let player = LivePlayer(configuration: LabSessionTests.configuration(retries: 0))
+        player.listener = listener
+        try player.startPlay("http://127.0.0.1:\(port)/live.flv")
+        #expect(await listener.wait(for: .playBegin))
+        player.pause()
+        #expect(await listener.wait(for: .paused))
+        try await Task.sleep(for: .seconds(3))
+        let paused = listener.statuses.last
+        player.resume()
+        #expect(await listener.wait(for: .resumed))
+        #expect(await listener.wait(for: .playBegin, count: 2))
+        try await Task.sleep(for: .milliseconds(1200))
+        await player.stopPlay()
+        await server.stop()
+        #expect(paused?.state == "paused")
+        #expect((paused?.cacheMilliseconds ?? 0) > 2500, "the stream kept arriving while paused")
+        let resumed = try #require(listener.events.first { $0.code == .resumed })
+        if case .int(let latency)? = resumed.parameters["latency_ms"] {
+            #expect(latency < 2500, "resumed near the live edge, not where it paused")
+        }
+    }
+}
+
+/// A value behind a lock, for test closures.
+final class LockedBox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value { lock.withLock { stored } }
+    func mutate(_ change: (inout Value) -> Void) { lock.withLock { change(&stored) } }
+}
