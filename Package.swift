@@ -70,8 +70,12 @@ let package = Package(
             name: "liveplay",
             dependencies: [
                 "LivePlay",
+                // Only for the built-in demo: the lab's live server, started in-process.
+                "LivePlayLab",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            exclude: ["Resources/README.md"],
+            resources: [.copy("Resources/demo.flv")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -84,6 +88,17 @@ let package = Package(
             dependencies: ["LivePlay"],
             path: "Samples/DecodeFile",
             swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "stutter-alarm", dependencies: ["LivePlay"], path: "Samples/StutterAlarm",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "multi-stream-monitor", dependencies: ["LivePlay"], path: "Samples/MultiStreamMonitor",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "custom-sink", dependencies: ["LivePlay"], path: "Samples/CustomSink", swiftSettings: swiftSettings
         ),
         .target(
             name: "LivePlayTesting",
@@ -154,7 +169,7 @@ let package = Package(
         ),
         .testTarget(
             name: "liveplayTests",
-            dependencies: ["liveplay", "LivePlayTesting"],
+            dependencies: ["liveplay", "LivePlayTesting", "LivePlayLab"],
             swiftSettings: swiftSettings
         ),
     ]

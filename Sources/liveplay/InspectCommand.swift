@@ -1,21 +1,26 @@
 import ArgumentParser
 import LivePlay
+import Logging
 
 import Foundation
 
-struct InspectCommand: ParsableCommand {
+struct InspectCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
-        abstract: "Describe an FLV file; list its packets or decoded frames as JSON lines.",
+        abstract: "Describe an FLV file or live URL; list a file's packets or decoded frames as JSON lines.",
         discussion: """
             Without --packets or --frames, prints the stream description for a person. With them, stdout \
             carries only JSON objects, one per line (see docs/event-log.md), and the description and any \
-            warnings go to stderr.
+            warnings go to stderr. A live URL (http(s)://, rtmp(s)://) is watched for --duration seconds \
+            without decoding, then described with what arrived.
             """
     )
 
-    @Argument(help: "The FLV file to read.")
+    @Argument(help: "The FLV file to read, or a live URL to watch.")
     var file: String
+
+    @Option(help: "Seconds to watch a live URL.")
+    var duration: Double = 3
 
     @Flag(help: "Print one JSON object per demuxed packet.")
     var packets = false
@@ -31,9 +36,17 @@ struct InspectCommand: ParsableCommand {
 
     func validate() throws {
         guard threads >= 0 else { throw ValidationError("--threads must be 0 or more") }
+        guard duration > 0 else { throw ValidationError("--duration must be positive") }
+        if isLive, packets || frames { throw ValidationError("--packets and --frames read files, not live URLs") }
     }
 
-    func run() throws {
+    private var isLive: Bool { (try? StreamURL.kind(of: file)).map { $0 != .file } ?? false }
+
+    func run() async throws {
+        if isLive {
+            try await describeLive()
+            return
+        }
         let listsItems = packets || frames
         let reader: MediaReader
         do {
@@ -71,6 +84,40 @@ struct InspectCommand: ParsableCommand {
         } else {
             print(text)
         }
+    }
+
+    /// Watches a live URL without decoding and describes what arrived.
+    private func describeLive() async throws {
+        var logger = Logger(label: "liveplay")
+        logger.logLevel = .critical
+        let (url, quiet, seconds) = (file, logger, duration)
+        let failure = LockedFailure()
+        let result = await withTaskGroup(of: (PlaybackOutcome, StreamDescription)?.self) { group in
+            group.addTask {
+                let session = LiveSession(
+                    url: url, configuration: LivePlayConfiguration(connectRetryCount: 0, decodes: false),
+                    clock: ContinuousClock(), logger: quiet)
+                let outcome = await session.run { event in if event.code.isError { failure.set(event) } }
+                return (outcome, session.description)
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(seconds))
+                return nil
+            }
+            // The timer ends the watch: the session's task is cancelled and hands back what it saw.
+            var described: (PlaybackOutcome, StreamDescription)?
+            while let next = await group.next() {
+                if let next { described = next }
+                group.cancelAll()
+            }
+            return described
+        }
+        guard let (outcome, description) = result else { return }
+        if case .failed(let code) = outcome {
+            Standard.error("liveplay: \(failure.message ?? code.symbol)")
+            throw ExitCode(code == .unplayable ? ExitStatus.dataError : ExitStatus.unavailable)
+        }
+        print(StreamSummary(description).text)
     }
 
     private func failure(_ error: LivePlayError) -> ExitCode {
@@ -152,4 +199,13 @@ enum Standard {
     static func error(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
+}
+
+/// The error event that ended a live inspection, for its message.
+private final class LockedFailure: @unchecked Sendable {
+    private let lock = NSLock()
+    private var event: PlayEvent?
+
+    func set(_ event: PlayEvent) { lock.withLock { self.event = event } }
+    var message: String? { lock.withLock { event?.message } }
 }

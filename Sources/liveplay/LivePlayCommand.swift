@@ -6,9 +6,10 @@ struct LivePlayCommand: AsyncParsableCommand {
         commandName: "liveplay",
         abstract: "A live-stream player for HTTP-FLV and RTMP.",
         discussion: """
-            Exit codes: 0 success (stream ended, or --duration elapsed); 1 playback stopped by a PLAY_ERR_* \
-            event; 64 bad usage; 65 the input is not FLV; 66 the input does not exist; 74 reading the input \
-            failed; 130 interrupted.
+            `liveplay` alone plays the built-in demo stream. Exit codes: 0 success (the stream ended, \
+            --duration or --frames was reached, or SIGINT/SIGTERM stopped it); 64 bad usage; 65 the input is \
+            not playable (not FLV); 66 the input does not exist; 69 the server is unreachable, refused, or the \
+            connection was lost after every retry; 74 reading the input or writing an output failed.
             """,
         subcommands: [PlayCommand.self, InspectCommand.self],
         defaultSubcommand: PlayCommand.self
@@ -18,9 +19,11 @@ struct LivePlayCommand: AsyncParsableCommand {
 /// Documented exit codes (BSD sysexits, so shells and monitoring can tell them apart).
 enum ExitStatus {
     static let success: Int32 = 0
-    static let playbackError: Int32 = 1
     static let usage: Int32 = 64
+    /// The input is not playable: not FLV, or no decoder opens.
     static let dataError: Int32 = 65
     static let noInput: Int32 = 66
+    /// The server is unreachable, refused the stream, or the connection was lost after every retry.
+    static let unavailable: Int32 = 69
     static let ioError: Int32 = 74
 }

@@ -3,27 +3,53 @@ import Foundation
 import LivePlay
 import Logging
 
-/// `liveplay URL`: play a live stream and print every event, for a person or (with `--json`) for monitoring.
+/// `liveplay URL`: play a live stream; print its events and once-per-second status, for a person or (JSON
+/// lines) for monitoring; optionally write the decoded pictures and sound.
 struct PlayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "play",
-        abstract: "Play an HTTP(S)-FLV or RTMP URL and print its events.",
+        abstract: "Play an HTTP(S)-FLV or RTMP URL and log its events and status.",
         discussion: """
-            Each event is one line: for a person by default, or with --json one JSON object per line on stdout \
-            (see docs/event-log.md). URLs are printed with query values and passwords hidden unless \
-            --show-secrets is given. Exits 0 when the stream ends or --duration elapses, 1 after a PLAY_ERR_* \
-            event, 130 when interrupted.
+            Without a URL (or with `demo`), plays the built-in demo stream from a stream-lab server started \
+            in-process on a free loopback port. The log is JSON lines (schema v1, docs/event-log.md) when stdout \
+            is not a terminal or with --json, and readable lines with a live status line on a terminal or with \
+            --human; every line is flushed as it happens. When --video-out or --audio-out is `-`, stdout carries \
+            the media and the log goes to stderr. URLs are printed with query values and passwords hidden unless \
+            --show-secrets is given.
+
+            Exit codes: 0 the stream ended, --duration or --frames was reached, or SIGINT/SIGTERM stopped it \
+            (the log is flushed and the session summary written); 64 bad usage; 65 the stream is not playable \
+            (not FLV, the decoder cannot open); 69 the server is unreachable, refused the stream, or the \
+            connection was lost after every retry; 74 an output could not be written.
             """
     )
 
-    @Argument(help: "http(s)://…/stream.flv or rtmp://host[:port]/app/stream")
-    var url: String
+    @Argument(help: "http(s)://…/stream.flv or rtmp://host[:port]/app/stream; none or `demo` for the demo stream")
+    var url: String?
 
-    @Flag(help: "Print events as JSON lines.")
+    @Flag(help: "Log JSON lines (the default when stdout is not a terminal).")
     var json = false
+
+    @Flag(help: "Log readable lines and a live status line (the default on a terminal).")
+    var human = false
+
+    @Flag(help: "Also log one JSON line per presented picture: stream time, wall-clock time shown, rate.")
+    var traceFrames = false
 
     @Option(help: "Stop after this many seconds of playing.")
     var duration: Double?
+
+    @Option(help: "Stop after this many pictures have been shown (1: right after the first).")
+    var frames: Int?
+
+    @Flag(help: "Probe: transport, demux and timing figures without decoding (cheap monitoring).")
+    var noDecode = false
+
+    @Flag(help: "Report in-stream messages: script data and user-data SEI (enableMessage, event 2012).")
+    var messages = false
+
+    @Flag(help: "Report onMetaData (enableMetaData, event 2028).")
+    var metadata = false
 
     @Option(help: "Reconnect attempts after a loss (connectRetryCount).")
     var retries = 3
@@ -52,6 +78,9 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(help: "maxAutoAdjustCacheTime in seconds (auto / speed).")
     var maxCache: Double?
 
+    @OptionGroup(title: "Outputs")
+    var outputs: OutputOptions
+
     @Flag(help: "Accept TLS certificates that cannot be verified (self-signed; testing only).")
     var insecure = false
 
@@ -64,6 +93,11 @@ struct PlayCommand: AsyncParsableCommand {
             throw ValidationError("--retry-interval, --read-timeout and --connect-timeout must be positive")
         }
         if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
+        if let frames, frames <= 0 { throw ValidationError("--frames must be positive") }
+        if json && human { throw ValidationError("--json and --human exclude each other") }
+        if noDecode && (frames != nil || outputs.decodes || traceFrames) {
+            throw ValidationError("--no-decode shows no pictures: it excludes --frames, --trace-frames and outputs")
+        }
         for value in [cacheTime, minCache, maxCache].compactMap({ $0 }) where value <= 0 || value > 60 {
             throw ValidationError("cache times must be in (0, 60] seconds, got \(value)")
         }
@@ -73,9 +107,79 @@ struct PlayCommand: AsyncParsableCommand {
         for header in headers where HTTPHeaderField(parsing: header) == nil {
             throw ValidationError("--header must look like 'Name: value', got '\(header)'")
         }
+        try outputs.validate()
     }
 
     func run() async throws {
+        // A reader that goes away (`| head`, a closed ffplay) is a write error to handle, not a fatal signal.
+        signal(SIGPIPE, SIG_IGN)
+        let logToStandardError = outputs.usesStandardOutput
+        let terminal = isatty(logToStandardError ? STDERR_FILENO : STDOUT_FILENO) == 1
+        let style: EventLog.Style = json || (!human && !terminal) ? .json : .human(statusLine: terminal)
+        let log = EventLog(style: style, output: logToStandardError ? .standardError : .standardOutput)
+
+        var demo: DemoStream?
+        let target: String
+        if let url, url != "demo" {
+            target = url
+        } else {
+            do {
+                let stream = try await DemoStream.start()
+                demo = stream
+                target = stream.url
+            } catch {
+                Standard.error("liveplay: cannot start the demo stream: \(error)")
+                throw ExitCode(ExitStatus.ioError)
+            }
+            log.note("liveplay: the built-in demo stream, served in-process at \(target)")
+        }
+        log.note("liveplay: playing \(showSecrets ? target : Redaction.url(target))")
+
+        let stop = StopSignal()
+        let sinks: Outputs
+        do {
+            sinks = try outputs.make()
+        } catch {
+            Standard.error("liveplay: \(error.message)")
+            throw ExitCode(ExitStatus.ioError)
+        }
+        let presented = PresentedFrames(limit: frames, log: traceFrames ? log : nil, stop: stop)
+        let player = LivePlayer(
+            configuration: makeConfiguration(), videoSink: VideoFanOut([presented] + sinks.video),
+            audioSink: sinks.audio, logger: Self.logger)
+        player.listener = log
+        let signals = SignalWatch([SIGINT, SIGTERM]) { stop.fire(.interrupted) }
+        let duration = duration
+        let outcome = await withTaskGroup(of: StopReason?.self) { group in
+            group.addTask { .played(await player.run(url: target)) }
+            group.addTask { await stop.reason() }
+            if let duration {
+                group.addTask {
+                    try? await Task.sleep(for: .seconds(duration))
+                    return .duration
+                }
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            // The player's task finishes its summary before the group returns.
+            var reason = first
+            while let next = await group.next() {
+                if case .played = next, reason == nil { reason = next }
+            }
+            return reason ?? .interrupted
+        }
+        signals.cancel()
+        let outputFailure = sinks.finish()
+        log.close()
+        await demo?.stop()
+        if let outputFailure {
+            Standard.error("liveplay: \(outputFailure.message)")
+            throw ExitCode(ExitStatus.ioError)
+        }
+        if let status = outcome.exitStatus, status != ExitStatus.success { throw ExitCode(status) }
+    }
+
+    private func makeConfiguration() -> LivePlayConfiguration {
         var transport = TransportOptions(
             connectTimeout: .seconds(connectTimeout), noDataTimeout: .seconds(readTimeout),
             headers: headers.compactMap(HTTPHeaderField.init(parsing:)), allowsInsecureTLS: insecure)
@@ -85,34 +189,123 @@ struct PlayCommand: AsyncParsableCommand {
         if let minCache { latency.minAutoAdjustCacheTime = .seconds(minCache) }
         if let maxCache { latency.maxAutoAdjustCacheTime = .seconds(maxCache) }
         latency.maxAutoAdjustCacheTime = max(latency.maxAutoAdjustCacheTime, latency.minAutoAdjustCacheTime)
-        let configuration = LivePlayConfiguration(
-            connectRetryCount: retries, connectRetryInterval: .seconds(retryInterval), transport: transport,
-            latency: latency)
+        return LivePlayConfiguration(
+            connectRetryCount: retries, connectRetryInterval: .seconds(retryInterval), enableMessage: messages,
+            enableMetaData: metadata, decodes: !noDecode,
+            transport: transport, latency: latency)
+    }
+
+    private static var logger: Logger {
         var logger = Logger(label: "liveplay")
         logger.logLevel = .error
-        let (url, duration, sessionLogger) = (url, duration, logger)
-        let printer = EventPrinter(json: json, showSecrets: showSecrets, url: url)
-        printer.started()
-        let outcome = await withTaskGroup(of: PlaybackOutcome?.self) { group in
-            group.addTask {
-                let session = LiveSession(
-                    url: url, configuration: configuration, clock: ContinuousClock(), logger: sessionLogger)
-                return await session.run { printer.print($0) }
-            }
-            if let duration {
-                group.addTask {
-                    try? await Task.sleep(for: .seconds(duration))
-                    return nil
+        return logger
+    }
+}
+
+/// Why `liveplay URL` stopped.
+enum StopReason: Sendable {
+    case played(PlaybackOutcome)
+    case duration
+    case frames
+    case interrupted
+
+    /// The documented exit status; `nil` means success.
+    var exitStatus: Int32? {
+        guard case .played(.failed(let code)) = self else { return nil }
+        switch code {
+        case .unplayable, .hevcDecodeFailed: return ExitStatus.dataError
+        default: return ExitStatus.unavailable
+        }
+    }
+}
+
+/// The first reason to stop, from whoever sees it (a signal, the frame count).
+final class StopSignal: @unchecked Sendable {
+    private let lock = NSLock()
+    private var fired: StopReason?
+    private var waiter: CheckedContinuation<StopReason?, Never>?
+
+    func fire(_ reason: StopReason) {
+        let waiter: CheckedContinuation<StopReason?, Never>? = lock.withLock {
+            guard fired == nil else { return nil }
+            fired = reason
+            defer { self.waiter = nil }
+            return self.waiter
+        }
+        waiter?.resume(returning: reason)
+    }
+
+    /// Waits for the reason; `nil` if the task is cancelled first.
+    func reason() async -> StopReason? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let ready: (Bool, StopReason?) = lock.withLock {
+                    if let fired { return (true, fired) }
+                    if Task.isCancelled { return (true, nil) }
+                    waiter = continuation
+                    return (false, nil)
                 }
+                if ready.0 { continuation.resume(returning: ready.1) }
             }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? .stopped
+        } onCancel: {
+            let waiter: CheckedContinuation<StopReason?, Never>? = lock.withLock {
+                defer { self.waiter = nil }
+                return self.waiter
+            }
+            waiter?.resume(returning: nil)
         }
-        switch outcome {
-        case .ended, .stopped: return
-        case .failed: throw ExitCode(ExitStatus.playbackError)
+    }
+}
+
+/// SIGINT / SIGTERM turned into a clean stop.
+final class SignalWatch {
+    private let sources: [any DispatchSourceSignal]
+
+    init(_ signals: [Int32], handler: @escaping @Sendable () -> Void) {
+        sources = signals.map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler(handler: handler)
+            source.resume()
+            return source
         }
+    }
+
+    func cancel() {
+        for source in sources { source.cancel() }
+    }
+}
+
+/// Counts presented pictures for `--frames`, and traces them for `--trace-frames`.
+final class PresentedFrames: VideoSink, @unchecked Sendable {
+    private let limit: Int?
+    private let log: EventLog?
+    private let stop: StopSignal
+    private var count = 0
+
+    init(limit: Int?, log: EventLog?, stop: StopSignal) {
+        self.limit = limit
+        self.log = log
+        self.stop = stop
+    }
+
+    func present(_ frame: VideoFrame, timing: FrameTiming) {
+        log?.frame(timing, shownAt: Date())
+        count += 1
+        if let limit, count == limit { stop.fire(.frames) }
+    }
+}
+
+/// Hands each picture to several sinks, in order.
+final class VideoFanOut: VideoSink {
+    private let sinks: [any VideoSink]
+
+    init(_ sinks: [any VideoSink]) {
+        self.sinks = sinks
+    }
+
+    func present(_ frame: VideoFrame, timing: FrameTiming) {
+        for sink in sinks { sink.present(frame, timing: timing) }
     }
 }
 
@@ -128,42 +321,5 @@ enum LatencyModeOption: String, CaseIterable, ExpressibleByArgument {
         case .speed: .speed
         case .smooth: .smooth
         }
-    }
-}
-
-/// Writes events as lines; one instance per run.
-final class EventPrinter: Sendable {
-    let json: Bool
-    let showSecrets: Bool
-    let url: String
-
-    init(json: Bool, showSecrets: Bool, url: String) {
-        self.json = json
-        self.showSecrets = showSecrets
-        self.url = url
-    }
-
-    func started() {
-        guard !json else { return }
-        Standard.error("liveplay: playing \(showSecrets ? url : Redaction.url(url))")
-    }
-
-    func print(_ event: PlayEvent) {
-        let line: String
-        if json {
-            var object = JSONLine()
-            object.add("time_ms", event.elapsedMilliseconds)
-            object.add("code", event.code.rawValue)
-            object.add("symbol", event.code.symbol)
-            object.add("message", event.message)
-            object.add("params", parameters: event.parameters)
-            line = object.line
-        } else {
-            let seconds = String(format: "%7.3f", Double(event.elapsedMilliseconds) / 1000)
-            let extras = event.parameters.keys.sorted().map { "\($0)=\(event.parameters[$0]!)" }.joined(separator: " ")
-            line = "\(seconds)s \(event.code.rawValue) \(event.code.symbol) \(event.message)"
-                + (extras.isEmpty ? "" : " [\(extras)]")
-        }
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 }

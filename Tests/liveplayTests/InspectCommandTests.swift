@@ -1,4 +1,5 @@
 import Foundation
+import LivePlayLab
 import LivePlayTesting
 import Testing
 
@@ -64,6 +65,21 @@ enum Binary {
         #expect(output.text.contains("30 fps"))
         #expect(output.text.contains("audio: none"))
         #expect(output.text.contains("encoder: \"Lavf"))
+    }
+
+    @Test func describesALiveURLFromWhatArrives() async throws {
+        let server = try LiveFLVServer(path: try Fixture.h264AAC.path(), configuration: .init(port: 0, threads: 1))
+        let port = try await server.start()
+        let output = try Binary.run(["inspect", "http://127.0.0.1:\(port)/live.flv", "--duration", "1.5"])
+        await server.stop()
+        #expect(output.status == 0, "\(output.standardError)")
+        #expect(output.text.contains("video: h264 320x240"))
+        #expect(output.text.contains("audio: aac 44100 Hz"))
+        #expect(output.text.contains("keyframes"))
+
+        let refused = try Binary.run(["inspect", "http://127.0.0.1:\(try LoopbackPort.free())/live.flv"])
+        #expect(refused.status == ExitStatus.unavailable)
+        #expect(try Binary.run(["inspect", "http://127.0.0.1:1/x.flv", "--packets"]).status == ExitStatus.usage)
     }
 
     @Test func exitCodesSayWhatWentWrong() throws {

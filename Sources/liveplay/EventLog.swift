@@ -1,0 +1,164 @@
+import Foundation
+import LivePlay
+
+/// Where `liveplay URL` writes what happens: JSON lines for monitoring (schema v1, docs/event-log.md) or
+/// readable lines and a live status line for a person. Thread-safe: the player's delivery thread, the
+/// frame tracer on the play loop and the command all write here. Every line is flushed as it is written,
+/// so `liveplay URL | tool` sees events as they happen.
+final class EventLog: LivePlayListener, @unchecked Sendable {
+    /// The version of the JSON lines' schema (`"v"`); fields are only ever added within a version.
+    static let schemaVersion = 1
+
+    enum Style {
+        case json
+        case human(statusLine: Bool)
+    }
+
+    let style: Style
+    /// Identifies this run's lines when several logs are merged.
+    let sessionID: String
+    private let output: FileHandle
+    private let lock = NSLock()
+    private var statusShown = false
+    private var failedWrite = false
+
+    init(style: Style, output: FileHandle) {
+        self.style = style
+        self.output = output
+        sessionID = String(UInt32.random(in: 0...UInt32.max), radix: 16).leftPadded(to: 8)
+    }
+
+    func onPlayEvent(_ event: PlayEvent) {
+        switch style {
+        case .json:
+            var line = header(kind: "event")
+            line.add("time_ms", event.elapsedMilliseconds)
+            line.add("code", event.code.rawValue)
+            line.add("symbol", event.code.symbol)
+            line.add("message", event.message)
+            line.add("params", parameters: event.parameters)
+            write(line.line)
+        case .human:
+            let seconds = String(format: "%7.3f", Double(event.elapsedMilliseconds) / 1000)
+            let extras = event.parameters.keys.sorted().map { "\($0)=\(event.parameters[$0]!)" }
+            let text = "\(seconds)s \(event.code.rawValue) \(event.code.symbol) \(event.message)"
+                + (extras.isEmpty ? "" : " [\(extras.joined(separator: " "))]")
+            write(text)
+        }
+    }
+
+    func onNetStatus(_ status: NetStatus) {
+        switch style {
+        case .json:
+            var line = header(kind: "status")
+            line.add("time_ms", status.elapsedMilliseconds)
+            line.add("status", parameters: status.dictionary)
+            write(line.line)
+        case .human(let statusLine):
+            let text = Self.describe(status)
+            if statusLine {
+                lock.withLock {
+                    statusShown = true
+                    put("\r\u{1B}[K" + text)
+                }
+            } else {
+                write(String(format: "%7.3fs status ", Double(status.elapsedMilliseconds) / 1000) + text)
+            }
+        }
+    }
+
+    /// `--trace-frames`: one line per presented picture.
+    func frame(_ timing: FrameTiming, shownAt: Date) {
+        var line = header(kind: "frame")
+        line.add("pts_ms", timing.pts.milliseconds)
+        line.add("shown_at_ms", Int64((shownAt.timeIntervalSince1970 * 1000).rounded()))
+        line.add("position_ms", timing.position.milliseconds)
+        line.add("rate", timing.rate)
+        line.add("dropped_before", timing.droppedBefore)
+        write(line.line)
+    }
+
+    /// A line for a person that is not an event (the URL being played, how it ended).
+    func note(_ text: String) {
+        if case .human = style { write(text) }
+    }
+
+    /// Ends the live status line so the shell prompt starts on a line of its own.
+    func close() {
+        lock.withLock {
+            if statusShown { put("\n") }
+            statusShown = false
+        }
+    }
+
+    /// Whether writing failed (the reader went away): the command stops then.
+    var broken: Bool { lock.withLock { failedWrite } }
+
+    /// `state  latency  buffer  fps  bitrate  stutters`, for the status line.
+    static func describe(_ status: NetStatus) -> String {
+        var parts = [
+            status.state, "latency \(seconds(status.latencyMilliseconds))",
+            "buffer \(seconds(status.cacheMilliseconds))",
+            String(format: "%.0f fps", status.videoFPS),
+            "\(status.videoBitrateKbps + status.audioBitrateKbps) kbit/s",
+            "stutters \(status.stutters)",
+        ]
+        if let e2e = status.endToEndLatencyMilliseconds { parts.insert("e2e \(seconds(e2e))", at: 2) }
+        if status.rate != 1 { parts.append(String(format: "rate %.2fx", status.rate)) }
+        if status.videoWidth > 0 { parts.append("\(status.videoWidth)x\(status.videoHeight)") }
+        return parts.joined(separator: "  ")
+    }
+
+    private static func seconds(_ milliseconds: Int) -> String {
+        String(format: "%.2f s", Double(milliseconds) / 1000)
+    }
+
+    private func header(kind: String) -> JSONLine {
+        var line = JSONLine()
+        line.add("v", Self.schemaVersion)
+        line.add("kind", kind)
+        line.add("session", sessionID)
+        line.add("ts", Timestamp.iso8601(Date()))
+        return line
+    }
+
+    private func write(_ text: String) {
+        lock.withLock {
+            if statusShown {
+                // Clear the status line; it is drawn again with the next status.
+                put("\r\u{1B}[K")
+                statusShown = false
+            }
+            put(text + "\n")
+        }
+    }
+
+    /// Writes now (no buffering); a failed write is remembered, never fatal (SIGPIPE is ignored).
+    private func put(_ text: String) {
+        guard !failedWrite else { return }
+        do {
+            try output.write(contentsOf: Data(text.utf8))
+        } catch {
+            failedWrite = true
+        }
+    }
+}
+
+/// UTC timestamps for log lines: `2026-11-22T21:45:00.123Z`.
+enum Timestamp {
+    static func iso8601(_ date: Date) -> String {
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        var time = time_t(milliseconds / 1000)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), Int(milliseconds % 1000))
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
+    }
+}

@@ -1,0 +1,135 @@
+import ArgumentParser
+import Foundation
+import LivePlay
+
+/// `--video-out`, `--audio-out`, snapshots: where decoded output goes besides the log.
+struct OutputOptions: ParsableArguments {
+    @Option(help: "Write the pictures as YUV4MPEG2 to this file, or `-` for stdout (`| ffplay -`).")
+    var videoOut: String?
+
+    @Option(help: "Write the sound to this file, or `-` for stdout.")
+    var audioOut: String?
+
+    @Option(help: "Sound format: wav (float32), wav-s16, f32le or s16le (raw PCM).")
+    var audioFormat: AudioFormatOption = .wav
+
+    @Option(help: "Take a PNG snapshot every N seconds of stream time (see --snapshot-path).")
+    var snapshotEvery: Double?
+
+    @Option(help: "Where periodic snapshots go; {index} or {pts} (ms) is replaced.")
+    var snapshotPath = "snapshot-{index}.png"
+
+    @Option(help: "Write a PNG of the last picture shown to this file when playback stops.")
+    var snapshot: String?
+
+    @Option(help: "Snapshot render mode: fill-screen (cover and crop) or fill-edge (fit, black bars).")
+    var renderMode: RenderModeOption = .fillEdge
+
+    @Option(help: "Snapshot size WxH (default: the picture's own size).")
+    var renderSize: String?
+
+    @Option(help: "Snapshot rotation, clockwise degrees: 0, 90, 180 or 270.")
+    var rotation = 0
+
+    /// Whether anything here needs decoded pictures or sound.
+    var decodes: Bool { videoOut != nil || audioOut != nil || snapshotEvery != nil || snapshot != nil }
+
+    /// Whether media goes to stdout, so the log must go to stderr.
+    var usesStandardOutput: Bool { videoOut == "-" || audioOut == "-" }
+
+    func validate() throws {
+        if videoOut == "-" && audioOut == "-" { throw ValidationError("only one of --video-out and --audio-out can be `-`") }
+        if let snapshotEvery, snapshotEvery <= 0 { throw ValidationError("--snapshot-every must be positive") }
+        if snapshotEvery != nil, !snapshotPath.contains("{index}") && !snapshotPath.contains("{pts}") {
+            throw ValidationError("--snapshot-path needs {index} or {pts}, or each snapshot overwrites the last")
+        }
+        guard RenderRotation(rawValue: rotation) != nil else {
+            throw ValidationError("--rotation must be 0, 90, 180 or 270")
+        }
+        if let renderSize, Self.size(renderSize) == nil {
+            throw ValidationError("--render-size must look like 640x360, got '\(renderSize)'")
+        }
+    }
+
+    /// Opens the outputs (files are created now, so a bad path fails before playing).
+    func make() throws(LivePlayError) -> Outputs {
+        var outputs = Outputs()
+        if let videoOut { outputs.y4m = try Y4MSink(path: videoOut) }
+        if snapshotEvery != nil || snapshot != nil {
+            let rendering = SnapshotSink.Rendering(
+                mode: renderMode.mode, rotation: RenderRotation(rawValue: rotation) ?? .rotation0,
+                size: renderSize.flatMap(Self.size))
+            outputs.snapshots = try SnapshotSink(
+                every: snapshotEvery.map { .seconds($0) }, pathPattern: snapshotPath, rendering: rendering)
+            outputs.finalSnapshot = snapshot
+        }
+        if let audioOut {
+            outputs.pcm = try PCMSink(
+                path: audioOut, container: audioFormat.container, sampleFormat: audioFormat.sampleFormat)
+        }
+        return outputs
+    }
+
+    static func size(_ text: String) -> PictureSize? {
+        let parts = text.lowercased().split(separator: "x")
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 0,
+            width <= 16384, height <= 16384
+        else { return nil }
+        return PictureSize(width: width, height: height)
+    }
+}
+
+/// The sinks `OutputOptions` opened, and how to close them.
+struct Outputs {
+    var y4m: Y4MSink?
+    var snapshots: SnapshotSink?
+    /// `--snapshot`: the last picture, written when playback stops.
+    var finalSnapshot: String?
+    var pcm: PCMSink?
+
+    var video: [any VideoSink] {
+        var sinks: [any VideoSink] = []
+        if let y4m { sinks.append(y4m) }
+        if let snapshots { sinks.append(snapshots) }
+        return sinks
+    }
+    var audio: (any AudioSink)? { pcm }
+
+    /// Flushes and closes every output; returns the first failure.
+    func finish() -> LivePlayError? {
+        var failures: [LivePlayError] = []
+        func attempt(_ work: () throws(LivePlayError) -> Void) {
+            do {
+                try work()
+            } catch {
+                failures.append(error)
+            }
+        }
+        if let y4m { attempt { () throws(LivePlayError) in try y4m.finish() } }
+        if let snapshots {
+            if let finalSnapshot, snapshots.latestFrame != nil {
+                attempt { () throws(LivePlayError) in try snapshots.snapshot(to: finalSnapshot) }
+            }
+            attempt { () throws(LivePlayError) in try snapshots.finish() }
+        }
+        if let pcm { attempt { () throws(LivePlayError) in try pcm.finish() } }
+        return failures.first
+    }
+}
+
+enum AudioFormatOption: String, CaseIterable, ExpressibleByArgument {
+    case wav
+    case wavS16 = "wav-s16"
+    case f32le
+    case s16le
+
+    var container: PCMSink.Container { self == .wav || self == .wavS16 ? .wav : .raw }
+    var sampleFormat: PCMSink.SampleFormat { self == .wav || self == .f32le ? .f32le : .s16le }
+}
+
+enum RenderModeOption: String, CaseIterable, ExpressibleByArgument {
+    case fillScreen = "fill-screen"
+    case fillEdge = "fill-edge"
+
+    var mode: RenderMode { self == .fillScreen ? .fillScreen : .fillEdge }
+}
