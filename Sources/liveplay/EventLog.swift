@@ -20,6 +20,8 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
     private let output: FileHandle
     private let lock = NSLock()
     private var statusShown = false
+    /// The status line on a terminal, drawn again under each event line.
+    private var statusText: String?
     private var failedWrite = false
 
     init(style: Style, output: FileHandle) {
@@ -59,6 +61,7 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
             if statusLine {
                 lock.withLock {
                     statusShown = true
+                    statusText = text
                     put("\r\u{1B}[K" + text)
                 }
             } else {
@@ -88,6 +91,7 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
         lock.withLock {
             if statusShown { put("\n") }
             statusShown = false
+            statusText = nil
         }
     }
 
@@ -124,12 +128,12 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
 
     private func write(_ text: String) {
         lock.withLock {
-            if statusShown {
-                // Clear the status line; it is drawn again with the next status.
-                put("\r\u{1B}[K")
-                statusShown = false
+            guard statusShown, let statusText else {
+                put(text + "\n")
+                return
             }
-            put(text + "\n")
+            // The event takes the status line's place; the status is drawn again below it.
+            put("\r\u{1B}[K" + text + "\n" + statusText)
         }
     }
 
