@@ -2,9 +2,10 @@ import Foundation
 public import Logging
 
 /// What a ``LivePlayer`` tells its listener: the events (`onPlayEvent`) and the once-per-second status
-/// (`onNetStatus`). Called serially on the player's delivery thread, never on the play loop: a slow or
-/// blocking listener delays only its own deliveries, and if it falls so far behind that the delivery
-/// queue fills, the updates dropped are counted and reported (`LIVEPLAY_EVT_LISTENER_OVERFLOW`).
+/// (`onNetStatus`). Called serially on the player's delivery queue (a serial dispatch queue, no thread of
+/// its own), never on the play loop: a slow or blocking listener delays only its own deliveries, and if it
+/// falls so far behind that the delivery queue fills, the updates dropped are counted and reported
+/// (`LIVEPLAY_EVT_LISTENER_OVERFLOW`).
 public protocol LivePlayListener: AnyObject, Sendable {
     func onPlayEvent(_ event: PlayEvent)
     func onNetStatus(_ status: NetStatus)
@@ -188,71 +189,70 @@ public final class LivePlayer: @unchecked Sendable {
     }
 }
 
-/// Hands updates from the play loop to a delivery thread through a bounded queue, so the loop never waits
-/// for a listener. When the queue is full, net status is dropped first, then the oldest events, and the count
-/// is reported in a `LIVEPLAY_EVT_LISTENER_OVERFLOW` event once the listener catches up.
+/// Hands updates from the play loop to the listener through a bounded queue, so the loop never waits for
+/// a listener. Deliveries run one at a time on a serial dispatch queue (no thread of its own: hundreds of
+/// players share the system's pool). When the queue is full, net status is dropped first, then the oldest
+/// events, and the count is reported in a `LIVEPLAY_EVT_LISTENER_OVERFLOW` event once the listener catches up.
 final class UpdateDelivery: @unchecked Sendable {
     static let capacity = 512
 
-    private let condition = NSCondition()
+    private let lock = NSLock()
     private var queue: [PlayerUpdate] = []
     private var dropped = 0
-    private var finished = false
-    private var done = false
+    private var draining = false
+    private let finished = DispatchGroup()
+    private let dispatch = DispatchQueue(label: "liveplay.listener")
     private let deliver: @Sendable (PlayerUpdate) -> Void
 
     init(deliver: @escaping @Sendable (PlayerUpdate) -> Void) {
         self.deliver = deliver
-        let thread = Thread { [self] in drain() }
-        thread.name = "liveplay-listener"
-        thread.start()
     }
 
     /// Never blocks.
     func post(_ update: PlayerUpdate) {
-        condition.lock()
-        defer { condition.unlock() }
-        if queue.count >= Self.capacity {
-            let victim = queue.firstIndex { if case .netStatus = $0 { true } else { false } } ?? 0
-            queue.remove(at: victim)
-            dropped += 1
+        let start: Bool = lock.withLock {
+            if queue.count >= Self.capacity {
+                let victim = queue.firstIndex { if case .netStatus = $0 { true } else { false } } ?? 0
+                queue.remove(at: victim)
+                dropped += 1
+            }
+            queue.append(update)
+            guard !draining else { return false }
+            draining = true
+            finished.enter()
+            return true
         }
-        queue.append(update)
-        condition.signal()
+        if start { dispatch.async { [self] in drain() } }
     }
 
-    /// Delivers what is queued, then stops the thread; returns when everything was delivered.
+    /// Returns when everything posted so far has been delivered.
     func finish() {
-        condition.lock()
-        finished = true
-        condition.broadcast()
-        while !done { condition.wait() }
-        condition.unlock()
+        finished.wait()
     }
 
     private func drain() {
         while true {
-            condition.lock()
-            while queue.isEmpty && !finished { condition.wait() }
-            if queue.isEmpty && finished {
-                done = true
-                condition.broadcast()
-                condition.unlock()
-                return
+            let batch: [PlayerUpdate]? = lock.withLock {
+                guard !queue.isEmpty else {
+                    draining = false
+                    return nil
+                }
+                var batch = queue
+                queue.removeAll(keepingCapacity: true)
+                if dropped > 0 {
+                    let overflow = PlayEvent(
+                        .listenerOverflow, "the listener fell behind; \(dropped) updates were dropped",
+                        elapsedMilliseconds: batch.first.map(Self.elapsed) ?? 0,
+                        parameters: ["dropped_updates": .int(Int64(dropped))])
+                    batch.insert(.event(overflow), at: 0)
+                    dropped = 0
+                }
+                return batch
             }
-            var batch = queue
-            queue.removeAll(keepingCapacity: true)
-            if dropped > 0 {
-                let overflow = PlayEvent(
-                    .listenerOverflow, "the listener fell behind; \(dropped) updates were dropped",
-                    elapsedMilliseconds: batch.first.map(Self.elapsed) ?? 0,
-                    parameters: ["dropped_updates": .int(Int64(dropped))])
-                batch.insert(.event(overflow), at: 0)
-                dropped = 0
-            }
-            condition.unlock()
+            guard let batch else { break }
             for update in batch { deliver(update) }
         }
+        finished.leave()
     }
 
     private static func elapsed(_ update: PlayerUpdate) -> Int64 {

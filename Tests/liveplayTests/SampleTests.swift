@@ -1,0 +1,48 @@
+import Foundation
+import LivePlayLab
+import LivePlayTesting
+import Testing
+
+@testable import liveplay
+
+/// Probe mode and many players in one process, as people run them: the built binaries.
+@Suite struct SampleTests {
+    /// An executable built next to `liveplay`.
+    static func executable(_ name: String) -> String {
+        URL(fileURLWithPath: Binary.path).deletingLastPathComponent().appendingPathComponent(name).path
+    }
+
+    @Test func probeModeTimesTheStreamWithoutDecoding() throws {
+        let output = try Binary.run(["demo", "--no-decode", "--duration", "3.5", "--json"])
+        #expect(output.status == 0)
+        let lines = try EventLogTests.lines(output.text)
+        let codes = lines.compactMap { $0["code"] as? Int }
+        #expect(!codes.contains(2008) && !codes.contains(2009), "no decoder opened, no picture: \(codes)")
+        #expect(codes.contains(2003) && codes.contains(2004), "the stream is still received and timed: \(codes)")
+        let statuses = lines.compactMap { $0["status"] as? [String: Any] }
+        let playing = statuses.filter { $0["state"] as? String == "playing" }
+        #expect(!playing.isEmpty)
+        for status in playing {
+            // Probe mode reports the frames received (the demo is 25 fps) and the stream's bitrate.
+            let fps = status["NET_STATUS_VIDEO_FPS"] as? Double ?? 0
+            #expect(fps >= 20 && fps <= 30, "\(fps)")
+            #expect((status["NET_STATUS_VIDEO_BITRATE"] as? Int ?? 0) > 100)
+            #expect(status["frames_shown"] as? Int == 0)
+        }
+    }
+
+    @Test func oneProcessMonitorsSeveralStreams() async throws {
+        let server = try LiveFLVServer(path: try Fixture.h264AAC.path(), configuration: .init(port: 0, threads: 1))
+        let port = try await server.start()
+        let url = "http://127.0.0.1:\(port)/live.flv"
+        let output = try ExternalTool.run(Self.executable("multi-stream-monitor"), [url, url, url, "--seconds", "3.5"])
+        await server.stop()
+        #expect(output.status == 0, "\(output.standardError)")
+        let lines = output.text.split(separator: "\n")
+        for stream in 1...3 {
+            let mine = lines.filter { $0.contains("stream-\(stream) ") }
+            #expect(mine.count >= 2, "a line per second for stream \(stream): \(lines)")
+            #expect(mine.last?.contains("playing") == true)
+        }
+    }
+}
