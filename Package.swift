@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "LivePlay", targets: ["LivePlay"]),
         .library(name: "LivePlayTesting", targets: ["LivePlayTesting"]),
         .library(name: "LivePlayLab", targets: ["LivePlayLab"]),
+        .library(name: "LivePlayFuzzing", targets: ["LivePlayFuzzing"]),
         .executable(name: "liveplay", targets: ["liveplay"]),
         .executable(name: "liveplay-lab", targets: ["liveplay-lab"]),
     ],
@@ -40,6 +41,8 @@ let package = Package(
 
         .target(name: "LivePlayCore", swiftSettings: swiftSettings),
         .target(name: "LivePlayFLV", dependencies: ["LivePlayCore"], swiftSettings: swiftSettings),
+        // The fuzz targets' bodies: fuzz/ runs them under libFuzzer, the tests replay their regressions.
+        .target(name: "LivePlayFuzzing", dependencies: ["LivePlayCore", "LivePlayFLV"], swiftSettings: swiftSettings),
         .target(
             name: "LivePlayTransport",
             dependencies: [
@@ -137,7 +140,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LivePlayFLVTests",
-            dependencies: ["LivePlayFLV", "LivePlayTesting"],
+            dependencies: ["LivePlayFLV", "LivePlayFuzzing", "LivePlayTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
