@@ -8,7 +8,11 @@ final class CodecSession {
     private let packet: UnsafeMutablePointer<AVPacket>
     let frame: UnsafeMutablePointer<AVFrame>
 
-    init(codecID: AVCodecID, name: String, extradata: [UInt8], threadCount: Int) throws(DecodeError) {
+    /// - Parameter maximumPixels: libavcodec's `max_pixels`: frames larger than this are errors, not allocations
+    ///   (a stream can change size mid-GOP without a new sequence header).
+    init(
+        codecID: AVCodecID, name: String, extradata: [UInt8], threadCount: Int, maximumPixels: Int
+    ) throws(DecodeError) {
         guard let codec = avcodec_find_decoder(codecID) else {
             throw DecodeError(.decoderNotFound, "libavcodec has no \(name) decoder")
         }
@@ -26,6 +30,7 @@ final class CodecSession {
         // Timestamps go in and come out in FLV milliseconds.
         context.pointee.pkt_timebase = AVRational(num: 1, den: 1000)
         context.pointee.thread_count = Int32(clamping: threadCount)
+        context.pointee.max_pixels = Int64(maximumPixels)
         if !extradata.isEmpty {
             let padded = extradata.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)
             guard let buffer = av_mallocz(padded)?.assumingMemoryBound(to: UInt8.self) else {

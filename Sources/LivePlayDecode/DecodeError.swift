@@ -17,6 +17,8 @@ public struct DecodeError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let unsupportedFormat = Code(rawValue: "unsupported_format")
         /// Memory allocation failed inside libavcodec.
         public static let outOfMemory = Code(rawValue: "out_of_memory")
+        /// The stream's pictures are larger than ``DecoderOptions/maximumPixels``.
+        public static let tooLarge = Code(rawValue: "too_large")
     }
 
     public var code: Code

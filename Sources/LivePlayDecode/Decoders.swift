@@ -5,9 +5,13 @@ public import LivePlayCore
 public struct DecoderOptions: Sendable, Hashable {
     /// libavcodec worker threads; 0 lets libavcodec choose (one per core).
     public var threadCount: Int
+    /// Largest picture (width × height) decoded: a stream whose parameter sets claim more is refused before
+    /// libavcodec allocates for it. 4096 × 2304 by default (4K UHD and DCI 4K); raise it for 8K.
+    public var maximumPixels: Int
 
-    public init(threadCount: Int = 1) {
+    public init(threadCount: Int = 1, maximumPixels: Int = 4096 * 2304) {
         self.threadCount = threadCount
+        self.maximumPixels = maximumPixels
     }
 }
 
@@ -137,10 +141,16 @@ public final class VideoDecoder {
         case .av1, .vp9:
             throw DecodeError(.decoderNotFound, "\(configuration.codec.rawValue) decoding is not supported")
         }
+        // A hostile or broken SPS can claim any size: refuse before libavcodec allocates frames for it.
+        guard configuration.width * configuration.height <= options.maximumPixels else {
+            throw DecodeError(
+                .tooLarge,
+                "a \(configuration.width)x\(configuration.height) picture exceeds the \(options.maximumPixels)-pixel limit")
+        }
         self.configuration = configuration
         let session = try CodecSession(
             codecID: codecID, name: configuration.codec.rawValue, extradata: configuration.extradata,
-            threadCount: options.threadCount)
+            threadCount: options.threadCount, maximumPixels: options.maximumPixels)
         decoder = PacketDecoder(session: session, gatesOnKeyframes: true)
     }
 
@@ -186,7 +196,7 @@ public final class AudioDecoder {
         self.configuration = configuration
         let session = try CodecSession(
             codecID: codecID, name: configuration.codec.rawValue, extradata: configuration.extradata,
-            threadCount: options.threadCount)
+            threadCount: options.threadCount, maximumPixels: options.maximumPixels)
         decoder = PacketDecoder(session: session, gatesOnKeyframes: false)
     }
 

@@ -45,7 +45,7 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
             let extras = event.parameters.keys.sorted().map { "\($0)=\(event.parameters[$0]!)" }
             let text = "\(seconds)s \(event.code.rawValue) \(event.code.symbol) \(event.message)"
                 + (extras.isEmpty ? "" : " [\(extras.joined(separator: " "))]")
-            write(text)
+            write(Self.printable(text))
         }
     }
 
@@ -111,6 +111,20 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
         if status.rate != 1 { parts.append(String(format: "rate %.2fx", status.rate)) }
         if status.videoWidth > 0 { parts.append("\(status.videoWidth)x\(status.videoHeight)") }
         return parts.joined(separator: "  ")
+    }
+
+    /// Text from the stream (metadata, messages) shown on a terminal: control characters are written as
+    /// `\u{…}`, so a hostile stream cannot move the cursor, retitle the window or hide lines.
+    static func printable(_ text: String) -> String {
+        var output = ""
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                output += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                output.unicodeScalars.append(scalar)
+            }
+        }
+        return output
     }
 
     private static func seconds(_ milliseconds: Int) -> String {

@@ -17,6 +17,30 @@ import Testing
         return (try #require(configuration), packets, clean)
     }
 
+    @Test func aPictureSizeBeyondTheLimitIsRefusedBeforeAnythingIsAllocated() throws {
+        let (configuration, packets, _) = try Self.material()
+        var huge = configuration
+        (huge.width, huge.height) = (16384, 16384)
+        #expect(throws: DecodeError.self) { try VideoDecoder(configuration: huge) }
+        let limited = DecoderOptions(maximumPixels: 320 * 240 - 1)
+        #expect(throws: DecodeError.self) { try VideoDecoder(configuration: configuration, options: limited) }
+        // Parameter sets that lie about the size get past that check; libavcodec's own limit then turns
+        // every oversized picture into an error instead of an allocation.
+        var lying = configuration
+        (lying.width, lying.height) = (64, 48)
+        let decoder = try VideoDecoder(configuration: lying, options: DecoderOptions(maximumPixels: 64 * 48))
+        var frames = 0
+        var errors = 0
+        for packet in packets.prefix(10) {
+            let output = decoder.decode(packet)
+            frames += output.frames.count
+            errors += output.errors.count
+        }
+        #expect(frames == 0 && errors > 0, "\(frames) frames, \(errors) errors")
+        // The default limit plays the fixture.
+        #expect(try VideoDecoder(configuration: configuration).decode(packets[0]).errors.isEmpty)
+    }
+
     @Test func aCorruptPacketIsReportedAndDecodingResumesAtTheNextKeyframe() throws {
         let (configuration, packets, clean) = try Self.material()
         let keyframes = packets.indices.filter { packets[$0].isKeyframe }

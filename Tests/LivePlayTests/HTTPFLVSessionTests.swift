@@ -94,6 +94,30 @@ import Testing
         #expect(!codes.contains(-2301))
     }
 
+    @Test(arguments: ["file:///etc/passwd", "http+unix://%2Ftmp%2Fliveplay.sock/live.flv", "ftp://127.0.0.1/x.flv"])
+    func aRedirectOffHTTPIsNeverFollowed(_ location: String) async throws {
+        let server = try ScriptedHTTPServer { _, _ in
+            .init(status: 302, reason: "Found", headers: [("Location", location)])
+        }
+        let recording = await SessionRecording.record(
+            "http://127.0.0.1:\(server.port)/live.flv", configuration: Self.configuration(retries: 0))
+        #expect(recording.codes == [3002, -2301], "the 302 is a failed response, not a new source")
+        #expect(recording.first(.serverConnectFailed)?.parameters["http_status"] == .int(302))
+        #expect(recording.summary?.parameters["bytes"] == .int(0))
+        #expect(server.receivedRequests.count == 1)
+    }
+
+    @Test func redirectsStopAfterFive() async throws {
+        let server = try ScriptedHTTPServer { path, _ in
+            let hop = Int(path.dropFirst().prefix { $0.isNumber }) ?? 0
+            return .init(status: 302, reason: "Found", headers: [("Location", "/\(hop + 1).flv")])
+        }
+        let recording = await SessionRecording.record(
+            "http://127.0.0.1:\(server.port)/0.flv", configuration: Self.configuration(retries: 0))
+        #expect(recording.codes.last == -2301)
+        #expect(server.receivedRequests.count <= 6, "the first request and at most 5 redirects")
+    }
+
     @Test func aSilentServerIsDetectedWithinTheReadTimeout() async throws {
         let body = try Self.fixtureBytes()
         let server = try ScriptedHTTPServer { _, _ in

@@ -141,3 +141,12 @@ import Testing
         #expect(try Binary.run(["demo", "--rotation", "45"]).status == ExitStatus.usage)
     }
 }
+
+@Suite struct TerminalSafetyTests {
+    @Test func streamTextCannotDriveTheTerminal() {
+        let hostile = "onMetaData \u{1B}]0;owned\u{07}\u{1B}[2J\r\nfake line\u{9B}"
+        let shown = EventLog.printable(hostile)
+        #expect(!shown.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+        #expect(shown == "onMetaData \\u{1b}]0;owned\\u{7}\\u{1b}[2J\\u{d}\\u{a}fake line\\u{9b}")
+    }
+}
