@@ -1,6 +1,7 @@
 /// # LivePlayBuffering
 ///
-/// The player's decisions, as value types that take `now` and return actions (STYLE.md rules 2–3):
-/// the reconnect policy, and (next) the jitter buffer and the latency controller. No clock, no I/O,
-/// no concurrency.
+/// The player's decisions, as value types that take `now` and return actions (STYLE.md rules 2–3): the
+/// ``JitterBuffer`` and the ``PlaybackEngine`` with the latency modes, the ``PresentationQueue`` of decoded
+/// frames, ``PlaybackStatistics`` for the net status, the reconnect policy and the timeline stitcher. No
+/// clock, no I/O, no concurrency.
 public enum LivePlayBuffering {}
