@@ -1,0 +1,677 @@
+#!/usr/bin/env python3
+"""Live-stream measurements of bench/run: first frame, CPU, RSS, scale and the stall plot.
+
+Called by bench/run once the lab servers, nginx-rtmp and the publisher are up (it passes their URLs in the
+environment); not meant to be run alone. Every child process runs under a deadline and is killed (its whole
+process group) when it passes it. Tools are run round by round, the order rotating every round, so drift on
+the machine falls on all of them alike. Writes the raw samples and the summary to results.json, the tables to
+results.md, and the plot to latency-stall.png.
+"""
+import json
+import os
+import re
+import select
+import signal
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+
+env = os.environ
+QUICK = env.get("QUICK") == "1"
+BIN = env["ROOT_BIN"]  # root package release binaries: liveplay, liveplay-lab, multi-stream-monitor
+BENCH = env["BENCH_BIN"]  # liveplay-bench
+LAB = env["LAB_URL"]  # 720p30 2 Mbit/s, GOP cache
+LAB1080 = env["LAB1080_URL"]  # 1080p60 6 Mbit/s
+LAB_PORT = env["LAB_PORT"]
+LAB_PID = int(env["LAB_PID"])
+RTMP = env.get("RTMP_URL", "")
+OUT = env["BENCH_DIR"]
+WORK = env["WORK_DIR"]
+FIRST_FRAME_RUNS = int(env.get("FIRST_FRAME_RUNS", 3 if QUICK else 10))
+LIVE_SECONDS = float(env.get("LIVE_SECONDS", 6 if QUICK else 20))
+LIVE_ROUNDS = int(env.get("LIVE_ROUNDS", 1 if QUICK else 3))
+RSS_SECONDS = float(env.get("RSS_SECONDS", 5 if QUICK else 10))
+SCALE_SECONDS = float(env.get("SCALE_SECONDS", 8 if QUICK else 15))
+PROBE_STEPS = [int(n) for n in env.get("PROBE_STEPS", "50 200" if QUICK else "50 100 200 400").split()]
+DECODE_STEPS = [int(n) for n in env.get("DECODE_STEPS", "2 8" if QUICK else "2 4 8 16").split()]
+PLOT_SECONDS = float(env.get("PLOT_SECONDS", 14 if QUICK else 20))
+SECTIONS = env.get("SECTIONS", "firstframe cpu rss scale plot").split()
+
+samples = {}  # key -> list of numbers (the raw data in results.json)
+notes = []  # what went wrong, printed under the tables
+
+
+def log(*parts):
+    print("bench:", *parts, file=sys.stderr, flush=True)
+
+
+def add(key, value):
+    if value is not None:
+        samples.setdefault(key, []).append(value)
+
+
+def kill_group(process):
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def run_to_exit(command, timeout, stdout_path=os.devnull):
+    """Runs command to its end; returns (wall seconds, exit status, rusage) or (None, None, None) on timeout.
+
+    wait4 gives the child's own user/system time and peak RSS, as /usr/bin/time does.
+    """
+    with open(stdout_path, "wb") as stdout:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=stdout, stderr=subprocess.DEVNULL,
+                                   start_new_session=True)
+        deadline = start + timeout
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                wall = time.perf_counter() - start
+                process.returncode = os.waitstatus_to_exitcode(status)
+                return wall, process.returncode, usage
+            if time.perf_counter() > deadline:
+                kill_group(process)
+                process.wait()
+                return None, None, None
+            time.sleep(0.0005)
+
+
+def run_until_line(command, pattern, timeout):
+    """Seconds from spawn until a stdout line matches pattern (then the process is killed), or None."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+    found = None
+    buffer = b""
+    try:
+        while found is None:
+            left = start + timeout - time.perf_counter()
+            if left <= 0:
+                break
+            ready, _, _ = select.select([process.stdout], [], [], left)
+            if not ready:
+                break
+            chunk = os.read(process.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            buffer += chunk
+            if re.search(pattern, buffer):
+                found = time.perf_counter() - start
+            buffer = buffer[-4096:]
+    finally:
+        kill_group(process)
+        process.wait()
+    return found
+
+
+def rtmp_keyframe(url, timeout):
+    """rtmpdump's time from spawn to the end of the first video keyframe tag (not a sequence header)."""
+    start = time.perf_counter()
+    process = subprocess.Popen(["rtmpdump", "-q", "-r", url, "--live", "-o", "-"], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+    data = b""
+    offset = 13  # FLV header (9) + PreviousTagSize0 (4)
+    try:
+        while True:
+            left = start + timeout - time.perf_counter()
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([process.stdout], [], [], left)
+            if not ready:
+                return None
+            chunk = os.read(process.stdout.fileno(), 65536)
+            if not chunk:
+                return None
+            data += chunk
+            while len(data) >= offset + 11:
+                tag_type = data[offset] & 0x1F
+                size = int.from_bytes(data[offset + 1:offset + 4], "big")
+                end = offset + 11 + size + 4
+                if len(data) < end:
+                    break
+                body = data[offset + 11:offset + 11 + size]
+                # FLV v10.1 E.4.3.1: frame type 1 = keyframe; AVCPacketType 1 = coded frames.
+                if tag_type == 9 and len(body) > 1 and body[0] >> 4 == 1 and body[1] == 1:
+                    return time.perf_counter() - start
+                offset = end
+    finally:
+        kill_group(process)
+        process.wait()
+
+
+def json_lines(path):
+    lines = []
+    with open(path, "rb") as handle:
+        for raw in handle:
+            try:
+                lines.append(json.loads(raw))
+            except ValueError:
+                pass
+    return lines
+
+
+def stats(values):
+    values = sorted(values)
+    return {"median": statistics.median(values), "min": values[0], "max": values[-1], "n": len(values)}
+
+
+# --- 1, 2: first frame -----------------------------------------------------------------------------------
+
+GST_FIRST_BUFFER = rb"GstFakeSink:v: last-message = chain"
+
+
+def gst_command(source):
+    # Video to a fakesink that reports each buffer (-v prints its last-message); audio to a silent one, so an
+    # audio pad that appears first is linked (nginx-rtmp sends audio first; unlinked, flvdemux stops).
+    return ["gst-launch-1.0", "-v"] + source + [
+        "!", "flvdemux", "name=d", "d.video", "!", "queue", "!", "h264parse", "!", "avdec_h264", "!",
+        "fakesink", "name=v", "silent=false", "d.audio", "!", "queue", "!", "fakesink", "async=false"]
+
+
+def first_frame_tools(url, rtmp):
+    lowlat = ["-fflags", "nobuffer", "-flags", "low_delay", "-probesize", "4096", "-analyzeduration", "0"]
+    source = ["rtmp2src", f"location={url}"] if rtmp else ["souphttpsrc", f"location={url}"]
+    return {
+        "liveplay": ("exit", [f"{BIN}/liveplay", url, "--frames", "1", "--json"]),
+        "gstreamer": ("line", gst_command(source)),
+        "mpv": ("exit", ["mpv", "--no-config", "--vo=null", "--ao=null", "--frames=1", url]),
+        "ffmpeg": ("exit", ["ffmpeg", "-v", "error", "-i", url, "-frames:v", "1", "-f", "null", "-"]),
+        "ffmpeg-lowlat": ("exit", ["ffmpeg", "-v", "error"] + lowlat + ["-i", url, "-frames:v", "1", "-f", "null",
+                                                                        "-"]),
+    }
+
+
+def measure_first_frame(server, url, rtmp):
+    tools = first_frame_tools(url, rtmp)
+    if rtmp:
+        # With the probe this small, ffmpeg sees only nginx-rtmp's audio (sent first) and never a video
+        # stream: it waits for a video frame that never comes.
+        del tools["ffmpeg-lowlat"]
+        notes.append("nginx-rtmp: ffmpeg with the low-latency flags is left out (it never outputs a frame: the "
+                     "small probe finds only the audio stream)")
+    names = list(tools)
+    if rtmp:
+        names.append("rtmpdump")
+    for round_index in range(FIRST_FRAME_RUNS):
+        log(f"first frame {server} round {round_index + 1}/{FIRST_FRAME_RUNS}")
+        order = names[round_index % len(names):] + names[:round_index % len(names)]
+        for name in order:
+            time.sleep(0.2 if not rtmp else 0.1)
+            if name == "rtmpdump":
+                add(f"firstframe/{server}/rtmpdump", rtmp_keyframe(url, 10))
+                continue
+            how, command = tools[name]
+            # On nginx-rtmp the wait for the next keyframe (0–2 s) dominates; rtmpdump started alongside
+            # waits for the same keyframe, so tool minus rtmpdump is the tool's own cost.
+            paired = None
+            if rtmp:
+                import threading
+                box = {}
+                thread = threading.Thread(target=lambda: box.setdefault("t", rtmp_keyframe(url, 10)))
+                thread.start()
+            stdout = f"{WORK}/ff-{name}.out"
+            if how == "exit":
+                wall, status, _ = run_to_exit(command, 15, stdout)
+                if status != 0:
+                    notes.append(f"{server} {name}: " + ("no frame in 15 s" if wall is None else f"exit status {status}"))
+                    wall = None
+            else:
+                wall = run_until_line(command, GST_FIRST_BUFFER, 15)
+                if wall is None:
+                    notes.append(f"{server} {name}: no frame in 15 s")
+            if rtmp:
+                thread.join()
+                paired = box.get("t")
+            add(f"firstframe/{server}/{name}", wall)
+            if rtmp and wall is not None and paired is not None:
+                add(f"firstframe/{server}/{name}-over-keyframe", wall - paired)
+                add(f"firstframe/{server}/rtmpdump-paired", paired)
+            if name == "liveplay" and wall is not None:
+                for line in json_lines(stdout):
+                    params = line.get("params", {})
+                    if line.get("code") == 9006:
+                        add(f"firstframe/{server}/liveplay-inprocess-first_frame_ms", params.get("first_frame_ms"))
+                    if line.get("code") == 2004:
+                        for key, value in params.items():
+                            if key.startswith("startup_"):
+                                add(f"firstframe/{server}/liveplay-2004-{key}", value)
+
+
+# --- 3: CPU per stream second ----------------------------------------------------------------------------
+
+def measure_cpu():
+    streams = {"720p30": LAB, "1080p60": LAB1080}
+    seconds = LIVE_SECONDS
+    for round_index in range(LIVE_ROUNDS):
+        for stream, url in streams.items():
+            commands = {
+                "liveplay": [f"{BIN}/liveplay", url, "--duration", str(seconds), "--json"],
+                "liveplay-probe": [f"{BIN}/liveplay", url, "--duration", str(seconds), "--no-decode", "--json"],
+                "ffmpeg": ["ffmpeg", "-v", "error", "-threads", "1", "-i", url, "-t", str(seconds), "-f", "null", "-"],
+            }
+            names = list(commands)
+            order = names[round_index % 3:] + names[:round_index % 3]
+            for name in order:
+                log(f"cpu round {round_index + 1}/{LIVE_ROUNDS}: {stream} {name}")
+                wall, status, usage = run_to_exit(commands[name], seconds + 20)
+                if wall is None or status != 0:
+                    notes.append(f"cpu {stream} {name}: timeout or exit status {status}")
+                    continue
+                cpu = usage.ru_utime + usage.ru_stime
+                add(f"cpu/{stream}/{name}", cpu / seconds)
+                add(f"rss/{stream}/{name}-kB", usage.ru_maxrss)
+
+
+# --- 4: RSS of N players in one process ------------------------------------------------------------------
+
+def measure_rss():
+    for count in (1, 10, 50):
+        log(f"rss: multi-stream-monitor, {count} streams")
+        command = [f"{BIN}/multi-stream-monitor"] + [LAB] * count + ["--seconds", str(RSS_SECONDS)]
+        wall, status, usage = run_to_exit(command, RSS_SECONDS + 30)
+        if wall is None:
+            notes.append(f"rss probe {count}: timeout")
+            continue
+        add(f"rssmulti/probe/{count}", usage.ru_maxrss)
+    for count in (1, 4, 8):
+        log(f"rss: liveplay-bench players, {count} decoding")
+        path = f"{WORK}/rss-decode.json"
+        command = [BENCH, "players", LAB, "--count", str(count), "--seconds", str(RSS_SECONDS)]
+        wall, status, usage = run_to_exit(command, RSS_SECONDS + 30, path)
+        if wall is None:
+            notes.append(f"rss decode {count}: timeout")
+            continue
+        add(f"rssmulti/decode/{count}", usage.ru_maxrss)
+        result = json_lines(path)
+        if result:
+            add(f"rssmulti/decode/{count}-end", result[-1]["endRSSKilobytes"])
+
+
+# --- 5: scale --------------------------------------------------------------------------------------------
+
+def lab_ticks():
+    with open(f"/proc/{LAB_PID}/stat") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+MINIMUM_FPS = 27  # 90 % of the 720p30 stream's 30 fps
+
+
+def judge(mode, row):
+    """A decoding step also fails when a player showed fewer than MINIMUM_FPS pictures a second after 3 s."""
+    if mode == "decode" and "fpsOK" not in row:
+        row["fpsOK"] = row.get("minimumFPS", 0) >= MINIMUM_FPS
+        row["passed"] = bool(row.get("passed")) and row["fpsOK"]
+        row["passedAfterWarmup"] = bool(row.get("passedAfterWarmup")) and row["fpsOK"]
+    return row
+
+
+def measure_scale():
+    scale = {}
+    for mode, steps in (("probe", PROBE_STEPS), ("decode", DECODE_STEPS)):
+        rows = []
+        for count in steps:
+            log(f"scale: {count} players, {mode}")
+            time.sleep(2)
+            path = f"{WORK}/scale.json"
+            command = [BENCH, "players", LAB, "--count", str(count), "--seconds", str(SCALE_SECONDS),
+                       "--decode" if mode == "decode" else "--no-decode"]
+            before = lab_ticks()
+            start = time.perf_counter()
+            wall, status, usage = run_to_exit(command, SCALE_SECONDS + 60, path)
+            lab_cpu = (lab_ticks() - before) / os.sysconf("SC_CLK_TCK") / (time.perf_counter() - start) * 100
+            result = (json_lines(path) or [{}])[-1]
+            result["labCPUPercent"] = round(lab_cpu, 1)
+            result["timedOut"] = wall is None
+            if wall is None:
+                result["passed"] = False
+            rows.append(judge(mode, result))
+            # Go on while the steady state holds, so the table shows where each criterion gives out.
+            if not result.get("passedAfterWarmup"):
+                break
+        scale[mode] = rows
+    return scale
+
+
+# --- 6: latency through a stall --------------------------------------------------------------------------
+
+MPV_LUA = """
+mp.add_periodic_timer(0.25, function()
+    local position = mp.get_property_number("time-pos")
+    local cache = mp.get_property_number("demuxer-cache-duration")
+    io.stdout:write(string.format("LIVEPLAY-BENCH %s %s\\n", tostring(position), tostring(cache)))
+    io.stdout:flush()
+end)
+"""
+
+
+def wall_clock_pair(url):
+    """(wallClockMs, streamMs) from the lab stream's first onLivePlayClock tag (docs/wall-clock-tags.md)."""
+    import struct
+    with urllib.request.urlopen(url, timeout=5) as response:
+        data = b""
+        while len(data) < 8 << 20:
+            data += response.read1(65536)
+            at = data.find(b"onLivePlayClock")
+            if at >= 0 and data.find(b"source", at) > 0:
+                def number(key):
+                    index = data.index(key, at) + len(key)
+                    assert data[index] == 0  # AMF0 Number marker
+                    return struct.unpack(">d", data[index + 1:index + 9])[0]
+                return number(b"wallClockMs"), number(b"streamMs")
+    return None
+
+
+def start_proxy():
+    process = subprocess.Popen([f"{BIN}/liveplay-lab", "proxy", "--upstream", f"127.0.0.1:{LAB_PORT}", "--listen", "0",
+                                "--timeline", "at=5s stall=3s", "--timeline-origin", "connection"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+    line = b""
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        ready, _, _ = select.select([process.stdout], [], [], 1)
+        if ready:
+            line += os.read(process.stdout.fileno(), 4096)
+            match = re.search(rb"listening [^ ]*:(\d+) ->", line)
+            if match:
+                return process, int(match.group(1))
+    kill_group(process)
+    raise RuntimeError("proxy did not start")
+
+
+def stamped_lines(command, seconds):
+    """(seconds since spawn, wall ms, line) for each stdout line, for `seconds`."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+    lines = []
+    buffer = b""
+    try:
+        while time.perf_counter() - start < seconds:
+            ready, _, _ = select.select([process.stdout], [], [], 0.5)
+            if not ready:
+                continue
+            chunk = os.read(process.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            buffer += chunk
+            *complete, buffer = buffer.split(b"\n")
+            now = time.perf_counter() - start
+            wall = time.time() * 1000
+            lines += [(now, wall, line) for line in complete]
+    finally:
+        kill_group(process)
+        process.wait()
+    return lines
+
+
+def measure_plot():
+    series = {}
+    for mode in ("auto", "speed", "smooth", "mpv"):
+        log(f"stall plot: {mode}")
+        proxy, port = start_proxy()
+        url = f"http://127.0.0.1:{port}/live.flv"
+        try:
+            if mode == "mpv":
+                script = f"{WORK}/latency.lua"
+                with open(script, "w") as handle:
+                    handle.write(MPV_LUA)
+                pair = wall_clock_pair(LAB)
+                command = ["mpv", "--no-config", "--vo=null", "--ao=null", "--rebase-start-time=no",
+                           f"--script={script}", url]
+                points = []
+                for now, wall, line in stamped_lines(command, PLOT_SECONDS):
+                    match = re.match(rb"LIVEPLAY-BENCH ([-0-9.]+) ", line)
+                    if match and pair:
+                        sent = pair[0] + (float(match.group(1)) * 1000 - pair[1])
+                        points.append((round(now, 3), round(wall - sent)))
+                series["mpv"] = points
+            else:
+                command = [f"{BIN}/liveplay", url, "--mode", mode, "--json", "--duration", str(PLOT_SECONDS)]
+                points = []
+                for now, _, line in stamped_lines(command, PLOT_SECONDS + 5):
+                    try:
+                        record = json.loads(line)
+                    except ValueError:
+                        continue
+                    if record.get("kind") == "status":
+                        status = record["status"]
+                        points.append((round(now, 3), status.get("e2e_latency_ms"), status.get("latency_ms")))
+                series[f"liveplay {mode}"] = points
+        finally:
+            kill_group(proxy)
+            proxy.wait()
+    return series
+
+
+def plot(series, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    figure, axes = plt.subplots(figsize=(8, 4), dpi=100)
+    axes.axvspan(5, 8, color="0.9", label="stall (3 s, no bytes)")
+    for name, points in series.items():
+        xs = [p[0] for p in points if p[1] is not None]
+        ys = [p[1] / 1000 for p in points if p[1] is not None]
+        axes.plot(xs, ys, marker="." if name != "mpv" else None, label=name)
+    axes.set_xlabel("seconds since the player started (stall at 5–8 s of its connection)")
+    axes.set_ylabel("end-to-end latency, s")
+    axes.set_title("720p30 from the lab through a 3 s stall")
+    axes.grid(True, alpha=0.3)
+    axes.legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path)
+
+
+# --- report ----------------------------------------------------------------------------------------------
+
+def cell(key, scale=1.0, places=0):
+    values = samples.get(key)
+    if not values:
+        return "—", None
+    s = stats([v * scale for v in values])
+    fmt = f"{{:.{places}f}}"
+    return f"{fmt.format(s['median'])} ({fmt.format(s['min'])}–{fmt.format(s['max'])})", s["median"]
+
+
+def verdict(ok):
+    return "—" if ok is None else ("met" if ok else "missed")
+
+
+def report(scale, series):
+    lines = []
+    out = lines.append
+    # First frame.
+    for server, label in (("lab", "GOP-cached lab server (HTTP-FLV)"), ("rtmp", "nginx-rtmp (ffmpeg publishing)")):
+        if not any(k.startswith(f"firstframe/{server}/") for k in samples):
+            continue
+        out(f"### First frame, {label}: process start to first decoded frame, ms — lower is better")
+        out("")
+        over = " | over rtmpdump's keyframe, same moment" if server == "rtmp" else ""
+        out(f"| tool | ms{over} | liveplay / tool |")
+        out("|---|---|" + ("---|" if over else "") + "---|")
+        _, ours = cell(f"firstframe/{server}/liveplay", 1000)
+        tools = ["liveplay", "gstreamer", "mpv", "ffmpeg"] + (["rtmpdump"] if server == "rtmp" else ["ffmpeg-lowlat"])
+        for tool in tools:
+            text, median = cell(f"firstframe/{server}/{tool}", 1000)
+            ratio = f"{ours / median:.2f}" if ours and median else "—"
+            extra = ""
+            if server == "rtmp":
+                extra = " | " + (cell(f"firstframe/{server}/{tool}-over-keyframe", 1000)[0] if tool != "rtmpdump"
+                                 else "(the floor)")
+            out(f"| {tool} | {text}{extra} | {ratio if tool != 'liveplay' else '1'} |")
+        inproc, _ = cell(f"firstframe/{server}/liveplay-inprocess-first_frame_ms")
+        out("")
+        if server == "lab" and samples.get("firstframe/lab/liveplay"):
+            fast = sum(1 for v in samples["firstframe/lab/liveplay"] if v <= 0.040)
+            shown = samples.get("firstframe/lab/liveplay-inprocess-first_frame_ms", [])
+            quick_shown = sum(1 for v in shown if v <= 10)
+            out(f"liveplay runs with the first frame ≤ 40 ms from process start: {fast} of "
+                f"{len(samples['firstframe/lab/liveplay'])}; shown ≤ 10 ms in process: {quick_shown} of {len(shown)}.")
+            out("")
+        out(f"liveplay in process (session summary 9006 `first_frame_ms`): {inproc} ms. "
+            "PLAY_BEGIN (2004) milestones, median (min–max) ms: " + ", ".join(
+                f"`{k.split('-2004-')[1]}` {cell(k)[0]}" for k in sorted(samples)
+                if k.startswith(f"firstframe/{server}/liveplay-2004-")) + ".")
+        out("")
+    # CPU.
+    if any(k.startswith("cpu/") for k in samples):
+        out(f"### Live CPU seconds per stream second (user + system, {LIVE_SECONDS:g} s from the lab) — lower is better")
+        out("")
+        out("| stream | liveplay (decode) | liveplay `--no-decode` | ffmpeg `-threads 1 -f null` | decode / ffmpeg |"
+            " liveplay peak RSS MB |")
+        out("|---|---|---|---|---|---|")
+        for stream in ("720p30", "1080p60"):
+            a, am = cell(f"cpu/{stream}/liveplay", 1, 3)
+            p, _ = cell(f"cpu/{stream}/liveplay-probe", 1, 4)
+            f, fm = cell(f"cpu/{stream}/ffmpeg", 1, 3)
+            r, _ = cell(f"rss/{stream}/liveplay-kB", 1 / 1024, 1)
+            out(f"| {stream} | {a} | {p} | {f} | {am / fm:.3f} | {r} |" if am and fm else f"| {stream} | {a} | {p} |"
+                f" {f} | — | {r} |")
+        out("")
+    # RSS.
+    if any(k.startswith("rssmulti/") for k in samples):
+        out(f"### Peak RSS of N players in one process ({RSS_SECONDS:g} s of 720p30 each), MB")
+        out("")
+        out("| players | probe (`multi-stream-monitor`) | per extra stream | decoding (`liveplay-bench players`) |"
+            " per extra stream | decoding, RSS at the end |")
+        out("|---|---|---|---|---|---|")
+        for mode_counts in ((1, 1), (10, 4), (50, 8)):
+            row = []
+            for mode, count in zip(("probe", "decode"), mode_counts):
+                text, median = cell(f"rssmulti/{mode}/{count}", 1 / 1024, 1)
+                base = samples.get(f"rssmulti/{mode}/1")
+                extra = (f"{(median - statistics.median(base) / 1024) / (count - 1):.2f}"
+                         if count > 1 and base and median else "—")
+                row += [f"{count}: {text}", extra]
+            end, _ = cell(f"rssmulti/decode/{mode_counts[1]}-end", 1 / 1024, 1)
+            out(f"| {mode_counts[0]} / {mode_counts[1]} | " + " | ".join(row) + f" | {end} |")
+        out("")
+    # Scale.
+    for mode, rows in (scale or {}).items():
+        for row in rows:
+            judge(mode, row)
+    if scale:
+        out(f"### Scale: players in one process on one 720p30 2 Mbit/s lab stream ({SCALE_SECONDS:g} s per step)")
+        out("")
+        out("| mode | players | passed | passed after 3 s | statuses late / expected | max status offset ms | max delivery lag ms |"
+            " stutters | min fps | CPU % of a core per stream | peak RSS MB | lab CPU % |")
+        out("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for mode, rows in scale.items():
+            for row in rows:
+                out(f"| {mode} | {row.get('players', '—')} | {'yes' if row.get('passed') else 'no'} | "
+                    f"{'yes' if row.get('passedAfterWarmup') else 'no'} | "
+                    f"{row.get('lateStatuses', '—')} / {row.get('statusesExpected', '—')} "
+                    f"(got {row.get('statuses', '—')}) | {row.get('maxStatusOffsetMilliseconds', '—')} | "
+                    f"{row.get('maxDeliveryLagMilliseconds', '—')} | {row.get('stutters', '—')} | "
+                    f"{row.get('minimumFPS', '—') if mode == 'decode' else '—'} | {row.get('cpuPercentPerStream', '—')}"
+                    f" | {row.get('peakRSSKilobytes', 0) / 1024:.0f} | {row.get('labCPUPercent', '—')} |")
+        out("")
+    # Targets.
+    out("### Targets")
+    out("")
+    out("| target | measured | |")
+    out("|---|---|---|")
+
+    def median(key, scale=1.0):
+        values = samples.get(key)
+        return statistics.median(values) * scale if values else None
+
+    ff = median("firstframe/lab/liveplay", 1000)
+    inproc = median("firstframe/lab/liveplay-inprocess-first_frame_ms")
+    gst = median("firstframe/lab/gstreamer", 1000)
+    over = median("firstframe/rtmp/liveplay-over-keyframe", 1000)
+    rows = [
+        ("first frame, lab, process start ≤ 40 ms", ff, lambda v: v <= 40, "{:.0f} ms"),
+        ("first frame, lab, in process ≤ 10 ms", inproc, lambda v: v <= 10, "{:.0f} ms"),
+        ("first frame, lab, ≤ 0.4 × GStreamer", ff / gst if ff and gst else None, lambda v: v <= 0.4, "{:.2f} ×"),
+        ("first frame, nginx-rtmp ≤ keyframe wait (rtmpdump) + 30 ms", over, lambda v: v <= 30, "+{:.0f} ms"),
+    ]
+    for stream in ("720p30", "1080p60"):
+        a, f = median(f"cpu/{stream}/liveplay"), median(f"cpu/{stream}/ffmpeg")
+        rows.append((f"live decode CPU ≤ 1.05 × ffmpeg ({stream})", a / f if a and f else None, lambda v: v <= 1.05,
+                     "{:.3f} ×"))
+    probe = median("cpu/720p30/liveplay-probe", 100)
+    rows.append(("probe ≤ 1 % of a core per 2 Mbit/s stream (one liveplay process)", probe, lambda v: v <= 1,
+                 "{:.2f} %"))
+    probe_rows = [r for r in scale.get("probe", []) if r.get("passed")] if scale else []
+    if probe_rows:
+        rows.append((f"probe ≤ 1 % of a core per stream ({probe_rows[-1]['players']} in one process)",
+                     probe_rows[-1].get("cpuPercentPerStream"), lambda v: v <= 1, "{:.2f} %"))
+    rss = median("rss/720p30/liveplay-kB", 1 / 1024)
+    rows.append(("RSS, one 720p30 player ≤ 40 MB + buffered media (≤ 5 s × 2.1 Mbit/s ≈ 1.3 MB)", rss,
+                 lambda v: v <= 41.3, "{:.1f} MB"))
+    base, fifty = median("rssmulti/probe/1", 1 / 1024), median("rssmulti/probe/50", 1 / 1024)
+    rows.append(("RSS, each extra stream ≤ 4 MB (probe, 1 → 50)", (fifty - base) / 49 if base and fifty else None,
+                 lambda v: v <= 4, "{:.2f} MB"))
+    dbase, deight = median("rssmulti/decode/1", 1 / 1024), median("rssmulti/decode/8", 1 / 1024)
+    rows.append(("RSS, each extra stream ≤ 4 MB (decoding, 1 → 8, peak)", (deight - dbase) / 7 if dbase and deight
+                 else None, lambda v: v <= 4, "{:.2f} MB"))
+    for mode, goal in (("probe", 200), ("decode", 8)):
+        tried = [r.get("players") for r in (scale or {}).get(mode, [])]
+        for criterion, label in (("passed", "every status"), ("passedAfterWarmup", "after the first 3 s")):
+            passing = [r["players"] for r in (scale or {}).get(mode, []) if r.get(criterion)]
+            value = max(passing) if passing else (0 if tried else None)
+            rows.append((f"scale ≥ {goal} {'probe' if mode == 'probe' else 'decoded 720p30'} streams, {label} on "
+                         f"time (steps {tried})", value, lambda v, g=goal: v >= g, "{}"))
+    for name, value, test, fmt in rows:
+        out(f"| {name} | {fmt.format(value) if value is not None else 'not measured'} | "
+            f"{verdict(test(value) if value is not None else None)} |")
+    out("")
+    if notes:
+        out("Notes from this run: " + "; ".join(dict.fromkeys(notes)) + ".")
+        out("")
+    return "\n".join(lines)
+
+
+def main():
+    scale, series = {}, {}
+    if env.get("REPORT_ONLY") == "1":
+        # Re-renders the tables from the last run's live.json, measuring nothing.
+        with open(f"{WORK}/live.json") as handle:
+            saved = json.load(handle)
+        samples.update(saved["samples"])
+        notes.extend(saved["notes"])
+        markdown = report(saved["scale"], saved["stallSeries"])
+        with open(f"{WORK}/live.md", "w") as handle:
+            handle.write(markdown + "\n")
+        print(markdown)
+        return
+    if "firstframe" in SECTIONS:
+        measure_first_frame("lab", LAB, rtmp=False)
+        if RTMP:
+            measure_first_frame("rtmp", RTMP, rtmp=True)
+        else:
+            notes.append("nginx-rtmp rows skipped: nginx-rtmp did not start")
+    if "cpu" in SECTIONS:
+        measure_cpu()
+    if "rss" in SECTIONS:
+        measure_rss()
+    if "scale" in SECTIONS:
+        scale = measure_scale()
+    if "plot" in SECTIONS:
+        try:
+            series = measure_plot()
+            plot(series, f"{OUT}/latency-stall.png")
+        except Exception as error:  # the tables are still worth writing
+            notes.append(f"stall plot failed: {error!r}")
+    markdown = report(scale, series)
+    summary = {key: stats(values) for key, values in samples.items()}
+    with open(f"{WORK}/live.json", "w") as handle:
+        json.dump({"samples": samples, "summary": summary, "scale": scale, "stallSeries": series, "notes": notes,
+                   "settings": {"quick": QUICK, "firstFrameRuns": FIRST_FRAME_RUNS, "liveSeconds": LIVE_SECONDS,
+                                "liveRounds": LIVE_ROUNDS, "rssSeconds": RSS_SECONDS, "scaleSeconds": SCALE_SECONDS,
+                                "plotSeconds": PLOT_SECONDS}}, handle, indent=1)
+    with open(f"{WORK}/live.md", "w") as handle:
+        handle.write(markdown + "\n")
+
+
+if __name__ == "__main__":
+    main()
