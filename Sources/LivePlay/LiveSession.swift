@@ -599,6 +599,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             }
         case .videoConfiguration(let video):
             videoConfiguration = video
+            engine.expectsVideo = true
             guard configuration.decodes, videoDecoder?.configuration != video else { return }
             flushVideo()
             do {
@@ -620,6 +621,8 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             }
         case .metadata(let metadata):
             expectsVideo = expectsVideo || metadata.videoCodecID != nil
+            // Metadata is trusted to mean it; the FLV header's video flag is often set on audio-only streams.
+            if metadata.videoCodecID != nil { engine.expectsVideo = true }
             guard configuration.enableMetaData else { return }
             var parameters: [String: PlayEventValue] = [:]
             for property in metadata.values {
@@ -664,11 +667,25 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         switch packet.kind {
         case .video:
             guard let decoder = videoDecoder else { return }
+            if !sawFrame, packet.isKeyframe, presenter.framesShown == 0 { decodePoster(packet) }
             queue(decoder.decode(packet))
         case .audio:
             guard let decoder = audioDecoder else { return }
             queue(decoder.decode(packet))
         }
+    }
+
+    /// The first keyframe, decoded by a decoder of its own and drained at once, so the first picture shows
+    /// the moment its keyframe is complete. The playing decoder holds a stream with B-frames back by its
+    /// reorder delay (two or three frames), which before the cache is full are not released to it yet.
+    private func decodePoster(_ packet: EncodedPacket) {
+        guard let video = videoConfiguration,
+            let poster = try? VideoDecoder(configuration: video, options: configuration.decoder)
+        else { return }
+        let output = poster.decode(packet)
+        guard let frame = output.frames.first ?? poster.flush().frames.first else { return }
+        firstFrame()
+        presenter.enqueue(frame, isPoster: true)
     }
 
     private func queue(_ output: DecodeOutput<VideoFrame>) {

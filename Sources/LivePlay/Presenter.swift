@@ -23,6 +23,8 @@ final class Presenter {
     /// Stream time where the audio handed to a real-time sink ends.
     private var audioEnd: MediaTimestamp?
     private(set) var framesShown = 0
+    /// The poster's presentation time, until the playing decoder's copy of it has been skipped.
+    private var posterPTS: MediaTimestamp?
     /// Stream time of the last block of sound handed to the sink, until taken.
     private var lastPlayedAudio: MediaTimestamp?
 
@@ -41,7 +43,15 @@ final class Presenter {
         return lastPlayedAudio
     }
 
-    func enqueue(_ frame: VideoFrame) {
+    /// - Parameter isPoster: the first keyframe decoded on its own (``LiveSession``); the playing decoder's
+    ///   copy of the same picture is then not shown a second time.
+    func enqueue(_ frame: VideoFrame, isPoster: Bool = false) {
+        if isPoster {
+            posterPTS = frame.pts
+        } else if frame.pts == posterPTS {
+            posterPTS = nil
+            return
+        }
         video.insert(frame, pts: frame.pts)
     }
 
@@ -70,14 +80,6 @@ final class Presenter {
         presentAudio(at: position, rate: rate)
         guard let due = video.nextDue(at: position) else { return nil }
         return show(due.frame, pts: due.pts, position: position, rate: rate, droppedBefore: due.skipped)
-    }
-
-    /// Drops what is queued (a new decoder after a codec change; a stop).
-    func reset() {
-        video.removeAll()
-        audio.removeAll()
-        stretcher = nil
-        audioEnd = nil
     }
 
     private func show(

@@ -51,6 +51,10 @@ public struct PlaybackEngine: Sendable {
     public private(set) var rate = 1.0
     /// Paused by the user: the position holds, nothing is released, media keeps arriving into the buffer.
     public private(set) var isPaused = false
+    /// The stream announced video (metadata, a sequence header): playback waits for the first keyframe
+    /// instead of starting on audio, until `videoWaitLimit` of audio is buffered (then it starts without).
+    public var expectsVideo = false
+    public var videoWaitLimit = Duration.seconds(5)
     /// The latency the controller steers to (fixed `cacheTime`, or adaptive within [min, max]).
     public private(set) var target: Duration
     private var lastAdvance: Duration?
@@ -132,8 +136,10 @@ public struct PlaybackEngine: Sendable {
         guard !isPaused else { return actions }
         switch state {
         case .waitingForKeyframe:
-            // An audio-only stream starts once audio is buffered to the resume level.
-            if !sawVideo, buffer.duration >= resumeLevel, position != nil {
+            // An audio-only stream starts once audio is buffered to the resume level; one that announced video
+            // waits for its first keyframe (a server without a GOP cache sends audio until then), within limits.
+            let audioNeeded = expectsVideo ? max(resumeLevel, videoWaitLimit) : resumeLevel
+            if !sawVideo, buffer.duration >= audioNeeded, position != nil {
                 state = .loading
             }
         case .loading:

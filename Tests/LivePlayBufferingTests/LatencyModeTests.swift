@@ -321,3 +321,48 @@ import Testing
         #expect(resumes.allSatisfy { $0.latency < .milliseconds(1200) }, "resumed near the 1 s target: \(resumes)")
     }
 }
+
+@Suite struct PlaybackEngineVideoWaitTests {
+    /// Audio from t = 0, the first video keyframe only at `keyframeAt` (a server without a GOP cache).
+    static func run(expectsVideo: Bool, keyframeAt: Duration) -> (begin: Duration?, firstVideoReleased: Duration?) {
+        var engine = PlaybackEngine(parameters: .preset(.auto))
+        engine.expectsVideo = expectsVideo
+        var now = Duration.zero
+        var begin: Duration?
+        var firstVideo: Duration?
+        var audio: Int64 = 0
+        var video: Int64 = keyframeAt.milliseconds
+        while now < .seconds(8) {
+            while Duration.milliseconds(audio) <= now {
+                _ = engine.receive(JitterBufferTests.packet(.audio, audio), at: now)
+                audio += 23
+            }
+            while now >= keyframeAt, Duration.milliseconds(video) <= now {
+                _ = engine.receive(JitterBufferTests.packet(.video, video, key: (video - keyframeAt.milliseconds) % 2000 == 0), at: now)
+                video += 40
+            }
+            for action in engine.advance(to: now) {
+                if case .begin = action, begin == nil { begin = now }
+                if case .decode(let packet) = action, packet.kind == .video, firstVideo == nil { firstVideo = now }
+            }
+            now += .milliseconds(10)
+        }
+        return (begin, firstVideo)
+    }
+
+    @Test func aStreamThatAnnouncedVideoWaitsForItsKeyframeAndShowsItAtOnce() {
+        let waiting = Self.run(expectsVideo: true, keyframeAt: .milliseconds(1900))
+        #expect(waiting.firstVideoReleased == .milliseconds(1900), "the keyframe goes to the decoder the moment it arrives")
+        #expect(waiting.begin! >= .milliseconds(2900), "then the cache fills from the keyframe on")
+        // Without the announcement it starts on audio at 1 s and the keyframe waits its turn behind the cache.
+        let audioFirst = Self.run(expectsVideo: false, keyframeAt: .milliseconds(1900))
+        #expect(audioFirst.begin! < .milliseconds(1100))
+        #expect(audioFirst.firstVideoReleased! > .milliseconds(2700))
+    }
+
+    @Test func videoThatNeverComesStopsBeingWaitedForAtTheLimit() {
+        let never = Self.run(expectsVideo: true, keyframeAt: .seconds(60))
+        let begin = never.begin!
+        #expect(begin >= .seconds(5) && begin < .milliseconds(5100), "audio plays after 5 s of waiting for video")
+    }
+}

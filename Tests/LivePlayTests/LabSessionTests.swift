@@ -141,6 +141,30 @@ import Testing
         print("HTTP-FLV lab pacing: \(figures)")
     }
 
+    @Test func withBFramesTheFirstPictureStillShowsAsSoonAsItsKeyframeArrives() async throws {
+        let server = try LiveFLVServer(
+            path: try Fixture.h264BFramesAAC.path(), configuration: .init(port: 0, threads: 1),
+            logger: LabSessionTests.quiet())
+        let port = try await server.start()
+        let sink = RecordingSink()
+        let recording = await SessionRecording.record(
+            // No GOP cache: the stream starts at the next keyframe and the 1 s cache fills in real time after it.
+            "http://127.0.0.1:\(port)/live.flv?gop=0", configuration: LabSessionTests.configuration(retries: 0),
+            limit: .seconds(15), sink: sink, stopWhen: { $0.code == .playBegin })
+        await server.stop()
+        let begin = try #require(recording.first(.playBegin))
+        guard case .int(let keyframe)? = begin.parameters["startup_first_keyframe_ms"],
+            case .int(let shown)? = begin.parameters["startup_first_shown_ms"]
+        else {
+            Issue.record("no startup timeline: \(begin.parameters)")
+            return
+        }
+        // The decoder's reorder delay (3 B-frames) would hold it until the cache is full: a second later.
+        #expect(shown - keyframe < 200, "first picture \(shown - keyframe) ms after its keyframe")
+        #expect(shown < begin.elapsedMilliseconds - 500)
+        #expect(sink.pictures.count >= 1)
+    }
+
     /// How late pictures were (p95, ms), and how far apart sound and picture of the same instant left (p95, ms).
     static func figures(_ sink: RecordingSink) -> (pictures: Int, lateP95: Int64, sounds: Int, avOffsetP95: Int64) {
         // The first picture is a poster shown before playback begins; pacing starts after it.
