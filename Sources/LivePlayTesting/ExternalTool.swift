@@ -48,10 +48,13 @@ public enum ExternalTool {
             try stdin.fileHandleForWriting.write(contentsOf: input)
             try stdin.fileHandleForWriting.close()
         }
-        let collector = ErrorCollector(stderr.fileHandleForReading)
+        let collector = PipeReader(stderr.fileHandleForReading)
         let data = stdout.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Output(status: process.terminationStatus, standardOutput: data, standardError: collector.finish())
+        let standardError = collector.wait(upTo: .seconds(3600)) ?? Data()
+        return Output(
+            status: process.terminationStatus, standardOutput: data,
+            standardError: String(decoding: standardError, as: UTF8.self))
     }
 
     /// Like ``run(_:_:input:)``, but a non-zero exit is an error.
@@ -65,13 +68,13 @@ public enum ExternalTool {
     }
 }
 
-/// Reads a pipe to its end on a background thread.
-private final class ErrorCollector: @unchecked Sendable {
+/// Reads a pipe to its end on a thread of its own, so a test can bound how long it waits for the writer.
+public final class PipeReader: @unchecked Sendable {
     private let lock = NSLock()
     private var data = Data()
     private let done = DispatchSemaphore(value: 0)
 
-    init(_ handle: FileHandle) {
+    public init(_ handle: FileHandle) {
         Thread.detachNewThread { [self] in
             let all = handle.readDataToEndOfFile()
             lock.withLock { data = all }
@@ -79,8 +82,9 @@ private final class ErrorCollector: @unchecked Sendable {
         }
     }
 
-    func finish() -> String {
-        done.wait()
-        return lock.withLock { String(decoding: data, as: UTF8.self) }
+    /// Everything read once the writer closed, or `nil` if it did not close within `limit`.
+    public func wait(upTo limit: Duration = .seconds(30)) -> Data? {
+        guard done.wait(timeout: .now() + .nanoseconds(Int(limit.nanoseconds))) == .success else { return nil }
+        return lock.withLock { data }
     }
 }

@@ -172,14 +172,14 @@ import Testing
         @Test func wavOnAPipeUsesStreamingSizes() throws {
             let media = try SinkMedia(Fixture.audioOnly.path())
             let pipe = Pipe()
-            let drain = PipeDrain(pipe.fileHandleForReading)
+            let drain = PipeReader(pipe.fileHandleForReading)
             let sink = try PCMSink(
                 output: .descriptor(pipe.fileHandleForWriting.fileDescriptor), container: .wav, sampleFormat: .s16le,
                 queueLimits: SinkFiles.unbounded)
             for block in media.audioBlocks { sink.play(block) }
             try sink.finish()
             try pipe.fileHandleForWriting.close()
-            let bytes = try #require(drain.wait())
+            let bytes = try #require(drain.wait().map { [UInt8]($0) })
             #expect(SinkFiles.little32(bytes, at: 4) == 0xFFFF_FFFF)
             #expect(SinkFiles.little32(bytes, at: 40) == 0xFFFF_FFFF)
             let expected = media.expectedPCM(.s16le)
@@ -419,11 +419,11 @@ import Testing
             #expect(presenting.wait(for: .seconds(5)) != nil, "present() blocked on a full pipe")
             // At most 4 queued, one being written and 64 KiB (14 pictures) in the pipe: most are dropped.
             #expect(sink.droppedFrames >= 50)
-            let drain = PipeDrain(pipe.fileHandleForReading)
+            let drain = PipeReader(pipe.fileHandleForReading)
             _ = presenting.wait(for: .seconds(30))
             try sink.finish()
             try pipe.fileHandleForWriting.close()
-            let bytes = try #require(drain.wait())
+            let bytes = try #require(drain.wait().map { [UInt8]($0) })
             let headerLength = try #require(bytes.firstIndex(of: 0x0A)) + 1
             #expect(sink.writtenFrames + sink.droppedFrames == 100)
             #expect(bytes.count == headerLength + sink.writtenFrames * Self.y4mFrameBytes)
@@ -662,27 +662,6 @@ private enum SinkProbe {
     }
 }
 
-/// Reads a pipe to its end on its own thread.
-private final class PipeDrain: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data: Data?
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ handle: FileHandle) {
-        Thread.detachNewThread { [self] in
-            let all = handle.readDataToEndOfFile()
-            lock.withLock { data = all }
-            done.signal()
-        }
-    }
-
-    /// Everything read, or `nil` when the writer did not close within 30 s.
-    func wait() -> [UInt8]? {
-        guard done.wait(timeout: .now() + 30) == .success else { return nil }
-        return lock.withLock { data.map { [UInt8]($0) } }
-    }
-}
-
 /// Runs work on its own thread, so a test can bound how long it waits for it.
 private final class Completion<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
@@ -710,7 +689,7 @@ private final class SinkProcess {
     private let process = Process()
     private let inputPipe = Pipe()
     private let outputPipe = Pipe()
-    private let drain: PipeDrain
+    private let drain: PipeReader
 
     /// The descriptor to write the tool's input to.
     var input: Int32 { inputPipe.fileHandleForWriting.fileDescriptor }
@@ -723,13 +702,13 @@ private final class SinkProcess {
         process.standardOutput = outputPipe
         process.standardError = FileHandle.nullDevice
         try process.run()
-        drain = PipeDrain(outputPipe.fileHandleForReading)
+        drain = PipeReader(outputPipe.fileHandleForReading)
     }
 
     /// Closes the tool's input and returns what it printed; its exit status must be 0.
     func finish() throws -> String {
         try inputPipe.fileHandleForWriting.close()
-        let output = try #require(drain.wait())
+        let output = try #require(drain.wait().map { [UInt8]($0) })
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         return String(decoding: output, as: UTF8.self)
