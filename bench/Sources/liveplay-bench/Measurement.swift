@@ -6,6 +6,18 @@ func seconds(_ duration: Duration) -> Double {
     return Double(components.seconds) + Double(components.attoseconds) * 1e-18
 }
 
+/// `getrusage(RUSAGE_SELF)`: this process's CPU time and peak resident size, all threads included.
+func selfUsage() -> rusage {
+    var usage = rusage()
+    // RUSAGE_SELF cannot fail for the calling process.
+    #if canImport(Glibc)
+    _ = getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    #else
+    _ = getrusage(RUSAGE_SELF, &usage)
+    #endif
+    return usage
+}
+
 /// User and system CPU time this process has used so far (`getrusage(RUSAGE_SELF)`), all threads included.
 struct ProcessorTime {
     var user: Double
@@ -14,13 +26,7 @@ struct ProcessorTime {
     var total: Double { user + system }
 
     static func now() -> ProcessorTime {
-        var usage = rusage()
-        // RUSAGE_SELF cannot fail for the calling process.
-        #if canImport(Glibc)
-        _ = getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-        #else
-        _ = getrusage(RUSAGE_SELF, &usage)
-        #endif
+        let usage = selfUsage()
         return ProcessorTime(user: seconds(usage.ru_utime), system: seconds(usage.ru_stime))
     }
 

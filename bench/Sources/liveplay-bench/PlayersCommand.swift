@@ -219,11 +219,5 @@ private func residentKilobytes() -> Int {
 
 /// The process's peak resident set size, kB (`getrusage` `ru_maxrss`).
 private func peakResidentKilobytes() -> Int {
-    var usage = rusage()
-    #if canImport(Glibc)
-    _ = getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-    #else
-    _ = getrusage(RUSAGE_SELF, &usage)
-    #endif
-    return usage.ru_maxrss
+    selfUsage().ru_maxrss
 }
