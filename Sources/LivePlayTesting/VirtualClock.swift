@@ -16,15 +16,27 @@ public final class VirtualClock: Clock, @unchecked Sendable {
     private let lock = NSLock()
     private var current = Instant(offset: .zero)
     private var waiters: [(id: UUID, deadline: Instant, continuation: CheckedContinuation<Void, Never>)] = []
+    /// Tasks that feed the session and wait on this clock (``join()``).
+    private var participants = 0
 
     public init() {}
 
     public var now: Instant { lock.withLock { current } }
     public var minimumResolution: Duration { .milliseconds(1) }
 
-    /// The play loop's sleep: time moves to `deadline` now, waking every waiter it passes.
+    /// Counts one more task that feeds the session and waits on this clock (a source's connection): time
+    /// moves only while every participant is waiting in ``wait(until:)``, so how busy the machine is cannot
+    /// let time run ahead of a source that has not been scheduled yet.
+    public func join() {
+        lock.withLock { participants += 1 }
+    }
+
+    /// The play loop's sleep: once every participant waits, time moves to `deadline`, waking every waiter it
+    /// passes, and the sleep returns when they wait again — what became due has been handed over, as it would
+    /// have been long before the next tick in real time.
     public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
         try Task.checkCancellation()
+        await settle()
         let woken: [CheckedContinuation<Void, Never>] = lock.withLock {
             current = max(current, deadline)
             let due = waiters.filter { $0.deadline <= current }
@@ -32,8 +44,18 @@ public final class VirtualClock: Clock, @unchecked Sendable {
             return due.map(\.continuation)
         }
         for continuation in woken { continuation.resume() }
-        // Let the woken run before the next tick, as they would in real time.
-        for _ in 0..<4 { await Task.yield() }
+        await settle()
+    }
+
+    /// Yields until every participant waits on the clock. A participant that cannot get there (its task
+    /// ended, or it waits on the play loop itself, as a sender into a full queue does) is let go after a
+    /// bounded number of yields.
+    private func settle() async {
+        var yields = 0
+        repeat {
+            await Task.yield()
+            yields += 1
+        } while yields < 100_000 && lock.withLock({ waiters.count < participants })
     }
 
     /// Suspends until virtual time reaches `deadline` or the task is cancelled (a source pacing its media),
@@ -71,6 +93,7 @@ public struct VirtualLiveSource: ByteSource {
     public init(flv bytes: [UInt8], clock: VirtualClock, lead: Duration = .zero) {
         self.clock = clock
         self.lead = lead
+        clock.join()
         header = Array(bytes.prefix(13))
         var tags: [(Duration, [UInt8])] = []
         var offset = 13

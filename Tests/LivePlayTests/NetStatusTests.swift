@@ -70,6 +70,19 @@ import Testing
         #expect(playing.last!.framesShown >= 7 * 25)
     }
 
+    /// Virtual time must not depend on how busy the machine is: two runs report the same figures.
+    @Test func twoRunsReportTheSameFigures() async throws {
+        func figures(_ run: Run) -> [[String: PlayEventValue]] {
+            run.statuses.map { status in
+                status.dictionary.filter { !$0.key.hasPrefix("NET_STATUS_CPU_USAGE") }
+            }
+        }
+        let first = try await Self.play(seconds: 6)
+        let second = try await Self.play(seconds: 6)
+        #expect(figures(first).count == 6)
+        #expect(figures(first) == figures(second))
+    }
+
     @Test func theSessionEndsWithASummary() async throws {
         let run = try await Self.play(seconds: 5)
         let summary = try #require(run.events.last)
