@@ -41,12 +41,16 @@ let package = Package(
 
         .target(name: "LivePlayCore", swiftSettings: swiftSettings),
         .target(name: "LivePlayFLV", dependencies: ["LivePlayCore"], swiftSettings: swiftSettings),
+        .target(name: "LivePlayWire", dependencies: ["LivePlayCore", "LivePlayFLV"], swiftSettings: swiftSettings),
         // The fuzz targets' bodies: fuzz/ runs them under libFuzzer, the tests replay their regressions.
-        .target(name: "LivePlayFuzzing", dependencies: ["LivePlayCore", "LivePlayFLV"], swiftSettings: swiftSettings),
+        .target(
+            name: "LivePlayFuzzing", dependencies: ["LivePlayCore", "LivePlayFLV", "LivePlayWire"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "LivePlayTransport",
             dependencies: [
-                "LivePlayCore", "LivePlayFLV", "CRTMP",
+                "LivePlayCore", "LivePlayFLV", "LivePlayWire", "CRTMP",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -151,8 +155,13 @@ let package = Package(
         .testTarget(
             name: "LivePlayTransportTests",
             dependencies: [
-                "LivePlayTransport", "LivePlayTesting", .product(name: "Logging", package: "swift-log"),
+                "LivePlayTransport", "LivePlayWire", "LivePlayTesting", .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LivePlayWireTests",
+            dependencies: ["LivePlayWire"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

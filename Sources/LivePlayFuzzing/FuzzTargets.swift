@@ -1,5 +1,6 @@
 import LivePlayCore
 import LivePlayFLV
+import LivePlayWire
 
 /// # LivePlayFuzzing
 ///
@@ -66,9 +67,138 @@ public enum FuzzTargets {
         return nil
     }
 
+    /// Limits small enough that a fuzzer reaches them quickly.
+    static let rtmpLimits = RTMPLimits(
+        maximumBytesInProgress: 1 << 14, maximumMediaSize: 1 << 13, maximumCommandSize: 1 << 11,
+        maximumDataSize: 1 << 12, maximumAMFDepth: 16, maximumChunkSize: 1 << 16)
+
+    /// The RTMP checks a server's bytes pass before librtmp sees them, on a run of records the input
+    /// spells out: a chunk header checked against the input's idea of what is unfinished, or a complete
+    /// message (type, 16-bit length, body) inspected and, when it is media, written as FLV. Header parsing
+    /// must ask for more rather than fail and never claim bytes it was not given; sizes over a limit must
+    /// be refused; and the FLV made from media that passed must demux without a framing error.
+    public static func rtmpMessages(_ input: [UInt8]) -> String? {
+        let check = RTMPMessageGuard(limits: rtmpLimits)
+        var writer = FLVTagWriter()
+        var flv: [UInt8] = []
+        var offset = 0
+        while offset < input.count {
+            let record = input[offset]
+            offset += 1
+            if record & 1 == 0 {
+                let window = Array(input[offset..<min(input.count, offset + Int(record >> 1) % 19)])
+                switch window.withUnsafeBytes({ RTMPChunkHeader.parse($0) }) {
+                case .needMore(let count) where count <= window.count:
+                    return "chunk header asks for \(count) bytes with \(window.count) buffered"
+                case .header(let header) where header.size > window.count || (header.format <= 1) != (header.messageLength != nil):
+                    return "chunk header \(header) from \(window.count) bytes"
+                case .header(let header):
+                    let unfinished = record & 0x80 == 0 ? nil : (bodySize: 100, bytesRead: 10)
+                    let held = Int(record & 0x7F) << 8
+                    do {
+                        try check.check(header, unfinished: unfinished, bytesInProgress: held)
+                        if let length = header.messageLength {
+                            if unfinished != nil { return "a new message was accepted over an unfinished one" }
+                            if length > check.maximumSize(ofType: header.messageTypeID ?? 0)
+                                || held + length > rtmpLimits.maximumBytesInProgress
+                            {
+                                return "a header announcing \(length) bytes with \(held) held was accepted"
+                            }
+                        }
+                    } catch {}
+                case .needMore:
+                    break
+                }
+                offset += window.count
+            } else {
+                guard offset + 3 <= input.count else { break }
+                let type = input[offset]
+                let length = min(Int(input[offset + 1]) << 8 | Int(input[offset + 2]), input.count - offset - 3)
+                let body = Array(input[(offset + 3)..<(offset + 3 + length)])
+                offset += 3 + length
+                let verdict: RTMPMessageVerdict
+                do {
+                    verdict = try body.withUnsafeBytes { bytes throws(WireError) in try check.inspect(type: type, body: bytes) }
+                } catch {
+                    continue
+                }
+                if body.count > check.maximumSize(ofType: type) { return "a \(body.count)-byte message of type \(type) passed" }
+                switch verdict {
+                case .command(let name, let values) where values.first?.stringValue != name:
+                    return "command named \(name) from \(values)"
+                case .media:
+                    body.withUnsafeBytes { bytes in
+                        _ = writer.append(type: type, timestamp: UInt32(offset), body: bytes, to: &flv)
+                    }
+                default:
+                    break
+                }
+            }
+        }
+        let tags = FLVDemuxer.Configuration(maximumTagSize: 1 << 16, maximumAMFDepth: 16)
+        let framing: Set<FLVError.Code> = [
+            .invalidHeader, .truncated, .previousTagSizeMismatch, .resynchronized, .tagTooLarge,
+        ]
+        for case .error(let error) in demux(flv, chunkSizes: [max(1, flv.count)], configuration: tags)
+        where framing.contains(error.code) {
+            return "FLV written from checked media does not demux: \(error)"
+        }
+        return nil
+    }
+
+    /// An HTTP-FLV response as SwiftNIO hands it over: the input spells a status, header lines up to an
+    /// empty line, and the body in chunks it sizes itself. A head that passes must be 2xx with at most one
+    /// length; the body must never run past that length unnoticed, and only a body that reaches it is a
+    /// finished file.
+    public static func httpFLVResponse(_ input: [UInt8]) -> String? {
+        guard input.count >= 3 else { return nil }
+        let status = 100 + (Int(input[0]) << 8 | Int(input[1])) % 500
+        let chunkSeed = input[2]
+        var rest = input.dropFirst(3)
+        var headers: [(name: String, value: String)] = []
+        while let newline = rest.firstIndex(of: 0x0A) {
+            let line = String(decoding: rest[..<newline], as: UTF8.self)
+            rest = rest[(newline + 1)...]
+            guard !line.isEmpty else { break }
+            let parts = line.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            headers.append((String(parts[0]), parts.count > 1 ? String(parts[1]) : ""))
+        }
+        var response: HTTPFLVResponse
+        do {
+            response = try HTTPFLVResponse(status: status, reason: "Fuzzed", headers: headers)
+        } catch {
+            if (200..<300).contains(status), error.code == .httpStatus { return "2xx refused: \(error)" }
+            return nil
+        }
+        if !(200..<300).contains(status) { return "HTTP \(status) accepted" }
+        let body = Array(rest)
+        var offset = 0
+        var chunk = 0
+        let sizes = chunkSizes(seed: chunkSeed)
+        while offset < body.count {
+            let size = min(sizes[chunk % sizes.count], body.count - offset)
+            do {
+                try response.receive(size)
+            } catch {
+                guard let expected = response.expectedLength, offset + size > expected else {
+                    return "body refused within its length: \(error)"
+                }
+                return nil
+            }
+            offset += size
+            chunk += 1
+        }
+        if let expected = response.expectedLength, offset > expected { return "\(offset) bytes passed a length of \(expected)" }
+        let finished = response.expectedLength == offset
+        if (response.end == .finished) != finished { return "end \(response.end) after \(offset) of \(String(describing: response.expectedLength))" }
+        _ = demux(body, chunkSizes: sizes)
+        return nil
+    }
+
     /// The targets by name, as `fuzz/run` and the regression test know them.
     public static let all: [String: @Sendable ([UInt8]) -> String?] = [
         "FuzzFLV": flvDemuxer, "FuzzAMF": amf0, "FuzzCodecConfiguration": codecConfiguration,
+        "FuzzRTMP": rtmpMessages, "FuzzHTTPFLV": httpFLVResponse,
     ]
 
     enum Outcome: Hashable {
@@ -87,7 +217,9 @@ public enum FuzzTargets {
 
     /// What the demuxer made of `stream` fed in chunks of `chunkSizes` (cycling): elements, then the error
     /// that stopped it, if any.
-    static func demux(_ stream: [UInt8], chunkSizes: [Int]) -> [Outcome] {
+    static func demux(
+        _ stream: [UInt8], chunkSizes: [Int], configuration: FLVDemuxer.Configuration = configuration
+    ) -> [Outcome] {
         var demuxer = FLVDemuxer(configuration: configuration)
         var output: [Outcome] = []
         var video: VideoCodecConfiguration?

@@ -2,6 +2,7 @@ public import AsyncHTTPClient
 import Foundation
 public import Logging
 import LivePlayCore
+import LivePlayWire
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -9,9 +10,10 @@ import NIOSSL
 /// HTTP(S)-FLV through AsyncHTTPClient: chunked or close-delimited bodies, redirects, TLS, custom
 /// headers, connect / handshake / no-data timeouts.
 ///
-/// A response with a `Content-Length` that is read to the end is a finished file (`next()` returns
-/// `nil`); a live body that ends is the server closing the stream (`.serverClosed`). Non-2xx statuses
-/// are `.httpStatus` errors carrying the status.
+/// What a response means is ``HTTPFLVResponse``'s to decide: a body read to its `Content-Length` is a
+/// finished file (`next()` returns `nil`); a live body that ends is the server closing the stream
+/// (`.serverClosed`); non-2xx statuses are `.httpStatus` errors carrying the status; a malformed or
+/// conflicting `Content-Length`, or a body longer than it, is a `.protocolViolation`.
 public struct HTTPFLVSource: ByteSource {
     public let url: String
     public let options: TransportOptions
@@ -63,13 +65,12 @@ public struct HTTPFLVSource: ByteSource {
 private final class HTTPFLVConnection: ByteConnection {
     private enum State {
         case idle
-        case connected(HTTPClientResponse.Body.AsyncIterator, expectedLength: Int?)
+        case connected(HTTPClientResponse.Body.AsyncIterator, HTTPFLVResponse)
         case finished
     }
 
     private let source: HTTPFLVSource
     private var state = State.idle
-    private var received = 0
     private var resolved = false
     /// Events decided together and handed out one per ``next()``.
     private var pending: [TransportEvent] = []
@@ -86,7 +87,7 @@ private final class HTTPFLVConnection: ByteConnection {
             return try await resolve()
         case .idle:
             return try await open()
-        case .connected(let iterator, let expectedLength):
+        case .connected(let iterator, var response):
             let chunk: ByteBuffer?
             let advanced: HTTPClientResponse.Body.AsyncIterator
             do {
@@ -98,11 +99,16 @@ private final class HTTPFLVConnection: ByteConnection {
             let iterator = advanced
             guard let chunk else {
                 state = .finished
-                if let expectedLength, received >= expectedLength { return nil }
-                throw TransportError(.serverClosed, "the server ended the live HTTP body after \(received) bytes")
+                if response.end == .finished { return nil }
+                throw TransportError(.serverClosed, "the server ended the live HTTP body after \(response.received) bytes")
             }
-            state = .connected(iterator, expectedLength: expectedLength)
-            received += chunk.readableBytes
+            do throws(WireError) {
+                try response.receive(chunk.readableBytes)
+            } catch {
+                state = .finished
+                throw TransportError(error)
+            }
+            state = .connected(iterator, response)
             return .bytes(Array(chunk.readableBytesView))
         case .finished:
             return nil
@@ -165,14 +171,17 @@ private final class HTTPFLVConnection: ByteConnection {
             state = .finished
             throw Self.map(error, connected: false)
         }
-        guard (200..<300).contains(response.status.code) else {
+        let head: HTTPFLVResponse
+        do throws(WireError) {
+            head = try HTTPFLVResponse(
+                status: Int(response.status.code), reason: response.status.reasonPhrase, headers: response.headers)
+        } catch {
             state = .finished
-            let code = Int(response.status.code)
-            throw TransportError(
-                .httpStatus, "HTTP \(code) \(response.status.reasonPhrase) for \(redacted)", httpStatus: code)
+            var failure = TransportError(error)
+            failure.message += " for \(redacted)"
+            throw failure
         }
-        let length = response.headers.first(name: "Content-Length").flatMap { Int($0) }
-        state = .connected(response.body.makeAsyncIterator(), expectedLength: length)
+        state = .connected(response.body.makeAsyncIterator(), head)
         pending.append(.handshakeDone)
         return .connected(serverAddress: Self.serverAddress(response.url ?? URL(string: source.url)))
     }

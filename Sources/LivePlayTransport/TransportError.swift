@@ -1,3 +1,5 @@
+import LivePlayWire
+
 /// The one error type of LivePlayTransport: why a connection failed or was lost.
 ///
 /// Thrown by ``ByteConnection/next()``; the player maps codes to TXLivePlayer events
@@ -47,4 +49,12 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
     }
 
     public var description: String { "\(code): \(message)" }
+}
+
+extension TransportError {
+    /// What a check of the server's bytes (LivePlayWire) found, as this module reports it.
+    init(_ error: WireError) {
+        self.init(
+            error.code == .httpStatus ? .httpStatus : .protocolViolation, error.message, httpStatus: error.httpStatus)
+    }
 }

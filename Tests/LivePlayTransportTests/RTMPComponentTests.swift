@@ -1,4 +1,5 @@
 import LivePlayFLV
+import LivePlayWire
 import LivePlayTesting
 import Testing
 
@@ -41,11 +42,11 @@ struct RTMPComponentTests {
         let check = RTMPMessageGuard(limits: RTMPSource.Limits(maximumBytesInProgress: 1000, maximumMediaSize: 800))
         let header = RTMPChunkHeader(format: 0, chunkStreamID: 4, messageLength: 500, messageTypeID: 9, size: 12)
         try check.check(header, unfinished: nil, bytesInProgress: 0)
-        #expect(throws: TransportError.self) { try check.check(header, unfinished: (300, 128), bytesInProgress: 300) }
-        #expect(throws: TransportError.self) { try check.check(header, unfinished: nil, bytesInProgress: 600) }
+        #expect(throws: WireError.self) { try check.check(header, unfinished: (300, 128), bytesInProgress: 300) }
+        #expect(throws: WireError.self) { try check.check(header, unfinished: nil, bytesInProgress: 600) }
         var large = header
         large.messageLength = 900
-        #expect(throws: TransportError.self) { try check.check(large, unfinished: nil, bytesInProgress: 0) }
+        #expect(throws: WireError.self) { try check.check(large, unfinished: nil, bytesInProgress: 0) }
         // Format 3 continues or repeats a message whose size was checked already.
         let continuation = RTMPChunkHeader(format: 3, chunkStreamID: 4, size: 1)
         try check.check(continuation, unfinished: (300, 128), bytesInProgress: 300)
@@ -63,12 +64,12 @@ struct RTMPComponentTests {
     @Test("control messages are length-checked before librtmp reads them")
     func controlMessages() throws {
         #expect(try inspect(1, [0, 0, 0x10, 0]) == .control)
-        #expect(throws: TransportError.self) { try inspect(1, [0, 0, 0, 0]) }
-        #expect(throws: TransportError.self) { try inspect(1, [0x80, 0, 0, 0]) }
-        #expect(throws: TransportError.self) { try inspect(1, [0, 0]) }
-        #expect(throws: TransportError.self) { try inspect(5, [0, 1]) }
-        #expect(throws: TransportError.self) { try inspect(6, [0]) }
-        #expect(throws: TransportError.self) { try inspect(4, [0]) }
+        #expect(throws: WireError.self) { try inspect(1, [0, 0, 0, 0]) }
+        #expect(throws: WireError.self) { try inspect(1, [0x80, 0, 0, 0]) }
+        #expect(throws: WireError.self) { try inspect(1, [0, 0]) }
+        #expect(throws: WireError.self) { try inspect(5, [0, 1]) }
+        #expect(throws: WireError.self) { try inspect(6, [0]) }
+        #expect(throws: WireError.self) { try inspect(4, [0]) }
         #expect(try inspect(4, [0, 0, 0, 0, 0, 1]) == .control)
         #expect(try inspect(19, [1, 2, 3]) == .ignore)
         #expect(try inspect(99, [1]) == .ignore)
@@ -91,11 +92,11 @@ struct RTMPComponentTests {
         // AMF3 command: a format byte, then the same AMF0.
         #expect(try inspect(17, [0] + encoder.bytes) == verdict)
         // Not starting with a method name, truncated, nested too deep, too large.
-        #expect(throws: TransportError.self) { try inspect(20, [0x00] + [UInt8](repeating: 0, count: 8)) }
-        #expect(throws: TransportError.self) { try inspect(20, Array(encoder.bytes.dropLast(2))) }
+        #expect(throws: WireError.self) { try inspect(20, [0x00] + [UInt8](repeating: 0, count: 8)) }
+        #expect(throws: WireError.self) { try inspect(20, Array(encoder.bytes.dropLast(2))) }
         let bomb = Array(RTMPChunkWriter.amfBomb(depth: 17).dropFirst(12))
-        #expect(throws: TransportError.self) { try inspect(20, bomb) }
-        #expect(throws: TransportError.self) {
+        #expect(throws: WireError.self) { try inspect(20, bomb) }
+        #expect(throws: WireError.self) {
             try inspect(20, encoder.bytes, limits: RTMPSource.Limits(maximumCommandSize: 10))
         }
     }
@@ -108,8 +109,8 @@ struct RTMPComponentTests {
         #expect(try inspect(18, metadata) == .media)
         #expect(try inspect(18, [0x02, 0x00]) == .media)
         let bomb = Array(RTMPChunkWriter.amfBomb(depth: 40).dropFirst(12))
-        #expect(throws: TransportError.self) { try inspect(18, bomb) }
-        #expect(throws: TransportError.self) { try inspect(22, [9, 0, 0, 50] + [UInt8](repeating: 0, count: 20)) }
+        #expect(throws: WireError.self) { try inspect(18, bomb) }
+        #expect(throws: WireError.self) { try inspect(22, [9, 0, 0, 50] + [UInt8](repeating: 0, count: 20)) }
     }
 
     // MARK: - FLV output

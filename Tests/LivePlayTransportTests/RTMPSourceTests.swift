@@ -1,6 +1,7 @@
 import Foundation
 import LivePlayFLV
 import LivePlayTesting
+import LivePlayWire
 import Testing
 
 @testable import LivePlayTransport

@@ -1,6 +1,7 @@
 import CRTMP
 import Foundation
 import LivePlayFLV
+import LivePlayWire
 import Logging
 
 /// `RTMP_Init` may initialise librtmp's process-wide TLS context (`RTMP_TLS_Init`) without a lock.
@@ -175,7 +176,11 @@ final class RTMPSession {
                 switch RTMPChunkHeader.parse(UnsafeRawBufferPointer(start: start, count: available)) {
                 case .header(let header):
                     let held = unfinished.values.reduce(0) { $0 + $1.bodySize }
-                    try messageGuard.check(header, unfinished: unfinished[header.chunkStreamID], bytesInProgress: held)
+                    do throws(WireError) {
+                        try messageGuard.check(header, unfinished: unfinished[header.chunkStreamID], bytesInProgress: held)
+                    } catch {
+                        throw TransportError(error)
+                    }
                     return
                 case .needMore(let count):
                     needed = max(count, available + 1)
@@ -208,7 +213,13 @@ final class RTMPSession {
     private func handle(_ packet: inout RTMPPacket) throws(TransportError) -> Outcome {
         let type = packet.m_packetType
         let body = UnsafeRawBufferPointer(start: packet.m_body, count: Int(packet.m_nBodySize))
-        switch try messageGuard.inspect(type: type, body: body) {
+        let verdict: RTMPMessageVerdict
+        do throws(WireError) {
+            verdict = try messageGuard.inspect(type: type, body: body)
+        } catch {
+            throw TransportError(error)
+        }
+        switch verdict {
         case .ignore:
             logger.trace("ignoring message", metadata: ["type": "\(type)", "size": "\(body.count)"])
         case .control:

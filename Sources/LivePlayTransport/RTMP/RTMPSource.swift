@@ -1,6 +1,7 @@
 import Foundation
 public import Logging
 import LivePlayCore
+public import LivePlayWire
 
 /// Live RTMP play through librtmp, bounded and checked from outside.
 ///
@@ -34,34 +35,7 @@ import LivePlayCore
 public struct RTMPSource: ByteSource {
     /// Bounds on what a server can make the player hold; a message breaking one is a
     /// ``TransportError/Code/protocolViolation``.
-    public struct Limits: Sendable, Hashable {
-        /// Body bytes of unfinished messages across all chunk streams. librtmp allocates a message's whole
-        /// body when its first chunk header arrives.
-        public var maximumBytesInProgress: Int
-        /// Largest audio, video or aggregate message.
-        public var maximumMediaSize: Int
-        /// Largest command or shared-object message (real ones are well under 4 KiB).
-        public var maximumCommandSize: Int
-        /// Largest data message (metadata).
-        public var maximumDataSize: Int
-        /// AMF nesting allowed in commands and data (FFmpeg caps it at 16).
-        public var maximumAMFDepth: Int
-        /// Largest chunk size a server may set (RTMP specification 1.0, §5.4.1).
-        public var maximumChunkSize: Int
-
-        public init(
-            maximumBytesInProgress: Int = 8 << 20, maximumMediaSize: Int = 8 << 20,
-            maximumCommandSize: Int = 64 << 10, maximumDataSize: Int = 1 << 20,
-            maximumAMFDepth: Int = 16, maximumChunkSize: Int = 1 << 20
-        ) {
-            self.maximumBytesInProgress = maximumBytesInProgress
-            self.maximumMediaSize = maximumMediaSize
-            self.maximumCommandSize = maximumCommandSize
-            self.maximumDataSize = maximumDataSize
-            self.maximumAMFDepth = maximumAMFDepth
-            self.maximumChunkSize = maximumChunkSize
-        }
-    }
+    public typealias Limits = RTMPLimits
 
     public let url: String
     public let options: TransportOptions

@@ -6,18 +6,20 @@ import LivePlayFLV
 /// Audio (8), video (9) and data (18) messages carry exactly an FLV tag body; an aggregate message (22)
 /// carries whole FLV tags whose timestamps are rebased onto the message's own (RTMP specification 1.0,
 /// §7.1.6). The first output starts with the FLV header.
-struct FLVTagWriter: Sendable {
+public struct FLVTagWriter: Sendable {
     private var wroteHeader = false
 
+    public init() {}
+
     /// The FLV header with both audio and video flagged (the demuxer goes by the tags) and PreviousTagSize0.
-    static let header: [UInt8] = [0x46, 0x4C, 0x56, 0x01, 0x05, 0, 0, 0, 9, 0, 0, 0, 0]
+    public static let header: [UInt8] = [0x46, 0x4C, 0x56, 0x01, 0x05, 0, 0, 0, 9, 0, 0, 0, 0]
 
     /// Appends the tags for one checked media message to `output`.
     ///
     /// - Returns: the media timestamps (type, milliseconds) of the audio and video tags written, for
     ///   goodput accounting.
     @discardableResult
-    mutating func append(
+    public mutating func append(
         type: UInt8, timestamp: UInt32, body: UnsafeRawBufferPointer, to output: inout [UInt8]
     ) -> [(type: UInt8, timestamp: UInt32)] {
         if !wroteHeader {

@@ -1,8 +1,8 @@
-import LivePlayFLV
+public import LivePlayFLV
 
 /// RTMP message type ids (Adobe RTMP specification 1.0, §5.4 protocol control, §6.2 user control, §7.1
 /// message types).
-enum RTMPMessageType: UInt8, Sendable {
+public enum RTMPMessageType: UInt8, Sendable {
     case setChunkSize = 1
     case abort = 2
     case acknowledgement = 3
@@ -26,21 +26,29 @@ enum RTMPMessageType: UInt8, Sendable {
 /// reads a type 0 or type 1 header, and in the Debian version (2.4+20151223) a type 1 header on a chunk
 /// stream whose previous message is unfinished reuses the old, smaller buffer for the new length (a
 /// heap overflow). So the header is parsed here, from librtmp's receive buffer, before librtmp sees it.
-struct RTMPChunkHeader: Sendable, Hashable {
+public struct RTMPChunkHeader: Sendable, Hashable {
     /// `fmt`, 0...3 (§5.3.1.2).
-    var format: UInt8
-    var chunkStreamID: Int
+    public var format: UInt8
+    public var chunkStreamID: Int
     /// The message length, for format 0 and 1 headers.
-    var messageLength: Int?
+    public var messageLength: Int?
     /// The message type id, for format 0 and 1 headers.
-    var messageTypeID: UInt8?
+    public var messageTypeID: UInt8?
     /// Bytes of the basic and message header, without an extended timestamp.
-    var size: Int
+    public var size: Int
+
+    public init(format: UInt8, chunkStreamID: Int, messageLength: Int? = nil, messageTypeID: UInt8? = nil, size: Int) {
+        self.format = format
+        self.chunkStreamID = chunkStreamID
+        self.messageLength = messageLength
+        self.messageTypeID = messageTypeID
+        self.size = size
+    }
 
     /// Parses a chunk header at the start of `bytes`, or returns how many bytes are needed first.
     ///
     /// Incremental like every parser here: too few bytes is not an error.
-    static func parse(_ bytes: UnsafeRawBufferPointer) -> ParseResult {
+    public static func parse(_ bytes: UnsafeRawBufferPointer) -> ParseResult {
         guard let first = bytes.first else { return .needMore(1) }
         let format = first >> 6
         let basicSize: Int
@@ -68,15 +76,46 @@ struct RTMPChunkHeader: Sendable, Hashable {
         return .header(header)
     }
 
-    enum ParseResult: Sendable, Hashable {
+    public enum ParseResult: Sendable, Hashable {
         case header(RTMPChunkHeader)
         /// At least this many bytes must be buffered before the header can be parsed.
         case needMore(Int)
     }
 }
 
+/// Bounds on what an RTMP server can make the player hold; a message breaking one is a
+/// ``WireError/Code/protocolViolation``.
+public struct RTMPLimits: Sendable, Hashable {
+    /// Body bytes of unfinished messages across all chunk streams. librtmp allocates a message's whole
+    /// body when its first chunk header arrives.
+    public var maximumBytesInProgress: Int
+    /// Largest audio, video or aggregate message.
+    public var maximumMediaSize: Int
+    /// Largest command or shared-object message (real ones are well under 4 KiB).
+    public var maximumCommandSize: Int
+    /// Largest data message (metadata).
+    public var maximumDataSize: Int
+    /// AMF nesting allowed in commands and data (FFmpeg caps it at 16).
+    public var maximumAMFDepth: Int
+    /// Largest chunk size a server may set (RTMP specification 1.0, §5.4.1).
+    public var maximumChunkSize: Int
+
+    public init(
+        maximumBytesInProgress: Int = 8 << 20, maximumMediaSize: Int = 8 << 20,
+        maximumCommandSize: Int = 64 << 10, maximumDataSize: Int = 1 << 20,
+        maximumAMFDepth: Int = 16, maximumChunkSize: Int = 1 << 20
+    ) {
+        self.maximumBytesInProgress = maximumBytesInProgress
+        self.maximumMediaSize = maximumMediaSize
+        self.maximumCommandSize = maximumCommandSize
+        self.maximumDataSize = maximumDataSize
+        self.maximumAMFDepth = maximumAMFDepth
+        self.maximumChunkSize = maximumChunkSize
+    }
+}
+
 /// What to do with a complete message that passed the checks.
-enum RTMPMessageVerdict: Sendable, Hashable {
+public enum RTMPMessageVerdict: Sendable, Hashable {
     /// A protocol control or user control message: librtmp's `RTMP_ClientPacket` may handle it.
     case control
     /// A command (§7.1.1); librtmp may handle it after the player looked at it.
@@ -94,10 +133,10 @@ enum RTMPMessageVerdict: Sendable, Hashable {
 /// bytes without checking the length, and it allocates whatever the message length says. So commands
 /// and data are decoded here first with ``AMF0Decoder``'s depth cap, control messages are length-checked,
 /// and sizes are bounded.
-struct RTMPMessageGuard: Sendable {
-    var limits: RTMPSource.Limits
+public struct RTMPMessageGuard: Sendable {
+    public var limits: RTMPLimits
 
-    init(limits: RTMPSource.Limits) {
+    public init(limits: RTMPLimits) {
         self.limits = limits
     }
 
@@ -107,26 +146,26 @@ struct RTMPMessageGuard: Sendable {
     ///   - unfinished: the body size and bytes read of the message in progress on the header's chunk
     ///     stream, if one is.
     ///   - bytesInProgress: body bytes allocated for unfinished messages on all chunk streams.
-    func check(
+    public func check(
         _ header: RTMPChunkHeader, unfinished: (bodySize: Int, bytesRead: Int)?, bytesInProgress: Int
-    ) throws(TransportError) {
+    ) throws(WireError) {
         guard let length = header.messageLength else { return }
         if let unfinished {
             // §5.3.1.2: chunks of one message follow each other on their chunk stream; a new header there
             // before the message is complete leaves librtmp with a buffer of the wrong size.
-            throw TransportError(
+            throw WireError(
                 .protocolViolation,
                 "a new message started on chunk stream \(header.chunkStreamID) after \(unfinished.bytesRead) of "
                     + "\(unfinished.bodySize) bytes of the previous one")
         }
         let cap = maximumSize(ofType: header.messageTypeID ?? 0)
         guard length <= cap else {
-            throw TransportError(
+            throw WireError(
                 .protocolViolation,
                 "message of type \(header.messageTypeID ?? 0) announces \(length) bytes (limit \(cap))")
         }
         guard bytesInProgress + length <= limits.maximumBytesInProgress else {
-            throw TransportError(
+            throw WireError(
                 .protocolViolation,
                 "unfinished messages would hold \(bytesInProgress + length) bytes "
                     + "(limit \(limits.maximumBytesInProgress))")
@@ -134,7 +173,7 @@ struct RTMPMessageGuard: Sendable {
     }
 
     /// The largest body accepted for a message type.
-    func maximumSize(ofType type: UInt8) -> Int {
+    public func maximumSize(ofType type: UInt8) -> Int {
         switch RTMPMessageType(rawValue: type) {
         case .amf0Command, .amf3Command, .amf0SharedObject, .amf3SharedObject: limits.maximumCommandSize
         case .amf0Data, .amf3Data: limits.maximumDataSize
@@ -146,10 +185,10 @@ struct RTMPMessageGuard: Sendable {
     }
 
     /// Checks a complete message and says who handles it.
-    func inspect(type: UInt8, body: UnsafeRawBufferPointer) throws(TransportError) -> RTMPMessageVerdict {
+    public func inspect(type: UInt8, body: UnsafeRawBufferPointer) throws(WireError) -> RTMPMessageVerdict {
         guard !body.isEmpty else { return .ignore }
         guard body.count <= maximumSize(ofType: type) else {
-            throw TransportError(.protocolViolation, "message of type \(type) has \(body.count) bytes")
+            throw WireError(.protocolViolation, "message of type \(type) has \(body.count) bytes")
         }
         guard let known = RTMPMessageType(rawValue: type) else { return .ignore }
         switch known {
@@ -190,7 +229,7 @@ struct RTMPMessageGuard: Sendable {
         }
     }
 
-    private func command(_ body: Slice<UnsafeRawBufferPointer>) throws(TransportError) -> RTMPMessageVerdict {
+    private func command(_ body: Slice<UnsafeRawBufferPointer>) throws(WireError) -> RTMPMessageVerdict {
         // librtmp's HandleInvoke insists on a string method name first.
         guard body.first == AMF0Marker.string.rawValue else {
             throw violation("command does not start with a method name")
@@ -208,7 +247,7 @@ struct RTMPMessageGuard: Sendable {
     }
 
     /// Data messages go to the FLV demuxer, which tolerates malformed metadata, but not to hostile nesting.
-    private func checkData(_ body: Slice<UnsafeRawBufferPointer>) throws(TransportError) {
+    private func checkData(_ body: Slice<UnsafeRawBufferPointer>) throws(WireError) {
         var decoder = AMF0Decoder(Array(body), maximumDepth: limits.maximumAMFDepth)
         do {
             _ = try decoder.decodeAll()
@@ -220,7 +259,7 @@ struct RTMPMessageGuard: Sendable {
     }
 
     /// §7.1.6 (aggregate message): FLV tags back to back, each with a back pointer.
-    private func checkAggregate(_ body: UnsafeRawBufferPointer) throws(TransportError) {
+    private func checkAggregate(_ body: UnsafeRawBufferPointer) throws(WireError) {
         var offset = 0
         while offset < body.count {
             guard offset + 11 <= body.count else { throw violation("aggregate sub-message header truncated") }
@@ -234,7 +273,7 @@ struct RTMPMessageGuard: Sendable {
         }
     }
 
-    private func violation(_ message: String) -> TransportError {
-        TransportError(.protocolViolation, message)
+    private func violation(_ message: String) -> WireError {
+        WireError(.protocolViolation, message)
     }
 }
