@@ -135,6 +135,7 @@ public enum FuzzTargets {
                 }
             }
         }
+        guard !flv.isEmpty else { return nil }
         let tags = FLVDemuxer.Configuration(maximumTagSize: 1 << 16, maximumAMFDepth: 16)
         let framing: Set<FLVError.Code> = [
             .invalidHeader, .truncated, .previousTagSizeMismatch, .resynchronized, .tagTooLarge,
