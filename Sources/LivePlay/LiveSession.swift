@@ -569,6 +569,11 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             let mapped = stitcher.map(dts: packet.dts, pts: packet.pts)
             packet.dts = mapped.dts
             packet.pts = mapped.pts
+            if let jump = mapped.jump {
+                report(
+                    .videoDiscontinuity, "timestamps jumped \(jump / .milliseconds(1)) ms; the timeline follows on",
+                    ["jump_ms": .int(Int64(jump / .milliseconds(1))), "reason": .string("timestamp_jump")])
+            }
             if let gap = mapped.gap, gap > .milliseconds(100) {
                 report(
                     .videoDiscontinuity, "media resumed after a \(gap / .milliseconds(1)) ms gap",

@@ -40,4 +40,20 @@ import Testing
         #expect(first.dts == Self.ms(20_300))
         #expect(stitcher.lastTimestamp == Self.ms(20_300))
     }
+
+    @Test func aClockJumpingWithinAConnectionFollowsOnAFrameLater() {
+        var stitcher = TimelineStitcher()
+        _ = stitcher.map(dts: Self.ms(10_000), pts: Self.ms(10_000))
+        // Tracks interleave a little out of order: passed as they are.
+        #expect(stitcher.map(dts: Self.ms(9_600), pts: Self.ms(9_600)).dts == Self.ms(9_600))
+        // The encoder restarts its clock 1.5 s back: moved to follow on.
+        let back = stitcher.map(dts: Self.ms(8_500), pts: Self.ms(8_580))
+        #expect(back.dts == Self.ms(10_040) && back.pts == Self.ms(10_120))
+        #expect(back.jump == .milliseconds(-1500) && back.gap == nil)
+        #expect(stitcher.map(dts: Self.ms(8_540), pts: Self.ms(8_540)).jump == nil)
+        // Forwards: seconds per frame are a slideshow's own; a minute is a clock jump.
+        #expect(stitcher.map(dts: Self.ms(13_540), pts: Self.ms(13_540)).jump == nil)
+        let forward = stitcher.map(dts: Self.ms(73_540), pts: Self.ms(73_540))
+        #expect(forward.jump == .seconds(60) && forward.dts == Self.ms(15_120))
+    }
 }
