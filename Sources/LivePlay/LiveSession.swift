@@ -48,8 +48,11 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     private var cpu = CPUUsage()
     private var nextStatus = Duration.seconds(1)
     private var serverAddress = ""
+    /// The newest configurations received (what arriving packets use); decoders follow them in stream order.
     private var videoConfiguration: VideoCodecConfiguration?
     private var audioConfiguration: AudioCodecConfiguration?
+    private var videoChanges = ConfigurationChanges<VideoCodecConfiguration>()
+    private var audioChanges = ConfigurationChanges<AudioCodecConfiguration>()
     private var hasBegun = false
     /// Why the stream cannot be played at all, once that is known.
     private var unplayable: String?
@@ -583,6 +586,10 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
                 sawMedia = true
                 mediaLostAt = nil
             }
+            switch packet.kind {
+            case .video: videoChanges.received(dts: packet.dts)
+            case .audio: audioChanges.received(dts: packet.dts)
+            }
             goodput.record(media: packet.dts, at: elapsed)
             statistics.received(packet)
             timelineOffset = mapped.dts.milliseconds - original.dts.milliseconds
@@ -603,27 +610,17 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
                 }
             }
         case .videoConfiguration(let video):
+            let changed = video != videoConfiguration
             videoConfiguration = video
             engine.expectsVideo = true
-            guard configuration.decodes, videoDecoder?.configuration != video else { return }
-            flushVideo()
-            do {
-                videoDecoder = try VideoDecoder(configuration: video, options: configuration.decoder)
-                report(.startVideoDecoder, "\(video.codec.rawValue) decoder started", ["codec": .string(video.codec.rawValue)])
-            } catch {
-                videoDecoder = nil
-                report(
-                    video.codec == .hevc ? .hevcDecodeFailed : .videoDecodeFailed, "cannot open decoder: \(error)")
-            }
+            guard configuration.decodes, changed else { return }
+            // The first opens at once (the fast path); a change waits for the packets it belongs to.
+            if videoDecoder == nil { openVideoDecoder(video) } else { videoChanges.schedule(video) }
         case .audioConfiguration(let audio):
+            let changed = audio != audioConfiguration
             audioConfiguration = audio
-            guard configuration.decodes, audioDecoder?.configuration != audio else { return }
-            do {
-                audioDecoder = try AudioDecoder(configuration: audio, options: configuration.decoder)
-            } catch {
-                audioDecoder = nil
-                report(.audioDecodeFailed, "cannot open decoder: \(error)")
-            }
+            guard configuration.decodes, changed else { return }
+            if audioDecoder == nil { openAudioDecoder(audio) } else { audioChanges.schedule(audio) }
         case .metadata(let metadata):
             expectsVideo = expectsVideo || metadata.videoCodecID != nil
             // Metadata is trusted to mean it; the FLV header's video flag is often set on audio-only streams.
@@ -668,13 +665,41 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         }
     }
 
+    private func openVideoDecoder(_ video: VideoCodecConfiguration) {
+        do {
+            videoDecoder = try VideoDecoder(configuration: video, options: configuration.decoder)
+            report(.startVideoDecoder, "\(video.codec.rawValue) decoder started", ["codec": .string(video.codec.rawValue)])
+        } catch {
+            videoDecoder = nil
+            report(video.codec == .hevc ? .hevcDecodeFailed : .videoDecodeFailed, "cannot open decoder: \(error)")
+        }
+    }
+
+    private func openAudioDecoder(_ audio: AudioCodecConfiguration) {
+        do {
+            audioDecoder = try AudioDecoder(configuration: audio, options: configuration.decoder)
+        } catch {
+            audioDecoder = nil
+            report(.audioDecodeFailed, "cannot open decoder: \(error)")
+        }
+    }
+
     private func decode(_ packet: EncodedPacket) {
         switch packet.kind {
         case .video:
+            if let change = videoChanges.due(at: packet.dts), change != videoDecoder?.configuration {
+                // Where the stream changed: what the old decoder holds is shown first.
+                flushVideo()
+                openVideoDecoder(change)
+            }
             guard let decoder = videoDecoder else { return }
             if !sawFrame, packet.isKeyframe, presenter.framesShown == 0 { decodePoster(packet) }
             queue(decoder.decode(packet))
         case .audio:
+            if let change = audioChanges.due(at: packet.dts), change != audioDecoder?.configuration {
+                if let decoder = audioDecoder { queue(decoder.flush()) }
+                openAudioDecoder(change)
+            }
             guard let decoder = audioDecoder else { return }
             queue(decoder.decode(packet))
         }
