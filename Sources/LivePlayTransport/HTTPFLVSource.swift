@@ -4,6 +4,7 @@ public import Logging
 import LivePlayCore
 import LivePlayWire
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import NIOSSL
 
@@ -36,8 +37,10 @@ public struct HTTPFLVSource: ByteSource {
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: tls,
             redirectConfiguration: .follow(max: 5, allowCycles: false),
-            timeout: .init(connect: .nanoseconds(options.connectTimeout.nanoseconds),
-                read: .nanoseconds(options.noDataTimeout.nanoseconds)),
+            // No read timeout of AsyncHTTPClient's: bytes of an unfinished response head do not reset it, so
+            // a trickled head would look like silence. The head is bounded by the handshake deadline, and
+            // each body read races ``TransportOptions/noDataTimeout`` (``HTTPFLVConnection``).
+            timeout: .init(connect: .nanoseconds(options.connectTimeout.nanoseconds)),
             decompression: .disabled)
         configuration.httpVersion = .http1Only
         // The player has its own reconnect policy with documented events; a refused connection must
@@ -213,6 +216,10 @@ private final class HTTPFLVConnection: ByteConnection {
             default:
                 return TransportError(connected ? .readFailed : .connectFailed, "\(error)")
             }
+        }
+        if error is HTTPParserError {
+            // Connected, but what came back is not HTTP: the handshake of this protocol failed.
+            return TransportError(connected ? .protocolViolation : .handshakeFailed, "not an HTTP response: \(error)")
         }
         if let error = error as? NIOConnectionError {
             let resolved = error.dnsAError == nil || error.dnsAAAAError == nil
