@@ -18,6 +18,18 @@ public enum ExternalTool {
         public var text: String { String(decoding: standardOutput, as: UTF8.self) }
     }
 
+    /// The path of an executable this package builds (`liveplay`, a sample), next to the running test bundle
+    /// (or in `.build/debug` when run otherwise).
+    public static func builtProduct(_ name: String) -> String {
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for directory in [bundle, bundle.deletingLastPathComponent()] {
+            let candidate = directory.appendingPathComponent(name).path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/debug/\(name)").path
+    }
+
     /// The absolute path of `name` on `PATH`, if it is there.
     public static func find(_ name: String) -> String? {
         if name.hasPrefix("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }

@@ -107,6 +107,8 @@ public final class RecordingSink: VideoSink, AudioSink, @unchecked Sendable {
         public var width: Int
         public var height: Int
         public var at: ContinuousClock.Instant
+        /// The picture's framemd5-compatible MD5, when the sink was made with `hashesPictures`.
+        public var md5: String?
     }
 
     /// A block of sound as handed over.
@@ -122,13 +124,20 @@ public final class RecordingSink: VideoSink, AudioSink, @unchecked Sendable {
     private var storedPictures: [Picture] = []
     private var storedSounds: [Sound] = []
 
-    public init() {}
+    private let hashesPictures: Bool
+
+    /// - Parameter hashesPictures: keep each picture's MD5 (``Picture/md5``), to compare decoded pictures.
+    public init(hashesPictures: Bool = false) {
+        self.hashesPictures = hashesPictures
+    }
 
     public var pictures: [Picture] { lock.withLock { storedPictures } }
     public var sounds: [Sound] { lock.withLock { storedSounds } }
 
     public func present(_ frame: VideoFrame, timing: FrameTiming) {
-        let picture = Picture(timing: timing, width: frame.width, height: frame.height, at: .now)
+        let picture = Picture(
+            timing: timing, width: frame.width, height: frame.height, at: .now,
+            md5: hashesPictures ? frame.md5() : nil)
         lock.withLock { storedPictures.append(picture) }
     }
 

@@ -7,15 +7,7 @@ import Testing
 
 /// The `liveplay` binary, built next to this test bundle.
 enum Binary {
-    static let path: String = {
-        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for directory in [bundle, bundle.deletingLastPathComponent()] {
-            let candidate = directory.appendingPathComponent("liveplay").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent(".build/debug/liveplay").path
-    }()
+    static let path = ExternalTool.builtProduct("liveplay")
 
     static func run(_ arguments: [String]) throws -> ExternalTool.Output {
         try ExternalTool.run(path, arguments)
