@@ -147,7 +147,10 @@ final class RTMPSession {
         while true {
             try checkNextChunkHeader(rtmp)
             var packet = RTMPPacket()
-            guard RTMP_ReadPacket(rtmp, &packet) != 0 else { throw readFailure() }
+            guard RTMP_ReadPacket(rtmp, &packet) != 0 else {
+                freeFailedRead(&packet, rtmp)
+                throw readFailure()
+            }
             let channel = Int(packet.m_nChannel)
             let isComplete = packet.m_nBytesRead == packet.m_nBodySize
             unfinished[channel] = isComplete ? nil : (Int(packet.m_nBodySize), Int(packet.m_nBytesRead))
@@ -163,6 +166,20 @@ final class RTMPSession {
                 RTMPPacket_Free(&packet)
             }
         }
+    }
+
+    /// A read that failed inside a chunk body leaves the body librtmp allocated for a new message in the
+    /// caller's packet (found by LeakSanitizer: servers closing mid-message). A continuation's body is a
+    /// copy of the pointer librtmp keeps for the channel and frees in `RTMP_Close`, so that one stays.
+    private func freeFailedRead(_ packet: inout RTMPPacket, _ rtmp: UnsafeMutablePointer<RTMP>) {
+        guard let body = packet.m_body else { return }
+        let channel = Int(packet.m_nChannel)
+        if channel >= 0, channel < Int(rtmp.pointee.m_channelsAllocatedIn),
+            let held = rtmp.pointee.m_vecChannelsIn?[channel], held.pointee.m_body == body
+        {
+            return
+        }
+        RTMPPacket_Free(&packet)
     }
 
     /// Makes sure the next chunk header is in librtmp's receive buffer and checks it (see
