@@ -6,9 +6,6 @@ import Testing
 
 /// Start/stop cycles in one process: nothing a session opens outlives it.
 @Suite(.serialized) struct ChurnTests {
-    /// Whether this process runs under AddressSanitizer or ThreadSanitizer.
-    static let sanitized = ["__asan_init", "__tsan_init"].contains { (name: String) in dlsym(nil, name) != nil }
-
     /// Open descriptors, threads and resident bytes of this process, from /proc.
     static func resources() -> (descriptors: Int, threads: Int, rss: Int) {
         let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
@@ -47,7 +44,7 @@ import Testing
         #expect(after.threads <= before.threads + 2, "threads \(before.threads) → \(after.threads)")
         // A sanitizer's quarantine and shadow memory make RSS say nothing about leaks; LeakSanitizer does that
         // (it finds none in liveplay's modules). Measured here: 8–10 MiB over 1000 cycles, not steadily.
-        if !Self.sanitized {
+        if !LivePlayTesting.isSanitized {
             #expect(after.rss - before.rss < 32 << 20, "RSS grew \((after.rss - before.rss) >> 20) MiB over 1000 cycles")
         }
     }
