@@ -307,6 +307,31 @@ struct RTMPSourceTests {
         }
     }
 
+    /// librtmp closes the connection itself when a read fails on a closed socket, freeing the body of an
+    /// unfinished message; the body of a message just begun is the reader's to free. Either way exactly
+    /// once: a double free aborts the process (glibc), a leak fails LeakSanitizer.
+    @Test(
+        "a server closing inside a message's first or a later chunk is serverClosed, the body freed once",
+        arguments: [("first chunk", 40), ("continuation chunk", 128 + 1 + 50)])
+    func closeInsideAMessageIsServerClosed(_ place: (name: String, bodyBytes: Int)) async throws {
+        let message = RTMPChunkWriter.message(
+            type: 8, body: [0xAF, 0x01] + [UInt8](repeating: 0x21, count: 298), messageStreamID: 1, chunkStreamID: 4)
+        let server = try MisbehavingServer(
+            .script { peer in
+                try peer.acceptRTMPHandshake()
+                try peer.write(RTMPChunkWriter.onStatus("NetStream.Play.Start") + audio(timestamp: 0))
+                try peer.write(Array(message.prefix(12 + place.bodyBytes)))
+                // Long enough for the player to read what came and wait inside the body.
+                peer.sleep(.milliseconds(300))
+                shutdown(peer.descriptor, Int32(SHUT_RDWR))
+            })
+        let connection = RTMPTest.connection("rtmp://127.0.0.1:\(server.port)/live/x", options: RTMPTest.options())
+        let outcome = try await RTMPTest.drain(connection, within: .seconds(10))
+        #expect(outcome.code == .serverClosed, "\(place.name): ended with \(String(describing: outcome.error))")
+        #expect(outcome.events.contains(.streamBegin))
+        server.stop()
+    }
+
     @Test("a server that goes silent after Play.Start is noData at noDataTimeout")
     func silenceAfterStartIsNoData() async throws {
         let server = try MisbehavingServer(.handshakeThen(RTMPChunkWriter.onStatus("NetStream.Play.Start")))

@@ -145,10 +145,14 @@ final class RTMPSession {
     private func readMessage() throws(TransportError) -> RTMPPacket {
         guard let rtmp else { throw TransportError(.readFailed, "not connected") }
         while true {
-            try checkNextChunkHeader(rtmp)
+            let channelBody = Self.heldBody(rtmp, channel: try checkNextChunkHeader(rtmp))
             var packet = RTMPPacket()
             guard RTMP_ReadPacket(rtmp, &packet) != 0 else {
-                freeFailedRead(&packet, rtmp)
+                // A body librtmp allocated for a new message is the caller's to free (found by
+                // LeakSanitizer: servers closing mid-message). A continuation's body is the channel's, which
+                // librtmp frees: in `RTMP_Close`, which its read calls itself when the socket fails (not on
+                // a timeout), so it may be freed already (a double free, found by tiny TCP segments).
+                if packet.m_body != channelBody { RTMPPacket_Free(&packet) }
                 throw readFailure()
             }
             let channel = Int(packet.m_nChannel)
@@ -168,23 +172,16 @@ final class RTMPSession {
         }
     }
 
-    /// A read that failed inside a chunk body leaves the body librtmp allocated for a new message in the
-    /// caller's packet (found by LeakSanitizer: servers closing mid-message). A continuation's body is a
-    /// copy of the pointer librtmp keeps for the channel and frees in `RTMP_Close`, so that one stays.
-    private func freeFailedRead(_ packet: inout RTMPPacket, _ rtmp: UnsafeMutablePointer<RTMP>) {
-        guard let body = packet.m_body else { return }
-        let channel = Int(packet.m_nChannel)
-        if channel >= 0, channel < Int(rtmp.pointee.m_channelsAllocatedIn),
-            let held = rtmp.pointee.m_vecChannelsIn?[channel], held.pointee.m_body == body
-        {
-            return
-        }
-        RTMPPacket_Free(&packet)
+    /// The body librtmp holds for an unfinished message on `channel`, if any.
+    private static func heldBody(_ rtmp: UnsafeMutablePointer<RTMP>, channel: Int) -> UnsafeMutablePointer<CChar>? {
+        guard channel >= 0, channel < Int(rtmp.pointee.m_channelsAllocatedIn) else { return nil }
+        return rtmp.pointee.m_vecChannelsIn?[channel]?.pointee.m_body
     }
 
     /// Makes sure the next chunk header is in librtmp's receive buffer and checks it (see
-    /// ``RTMPChunkHeader``). Only the header is waited for, never more than the server must send anyway.
-    private func checkNextChunkHeader(_ rtmp: UnsafeMutablePointer<RTMP>) throws(TransportError) {
+    /// ``RTMPChunkHeader``), returning its chunk stream. Only the header is waited for, never more than the
+    /// server must send anyway.
+    private func checkNextChunkHeader(_ rtmp: UnsafeMutablePointer<RTMP>) throws(TransportError) -> Int {
         let buffer = rtmp.pointer(to: \.m_sb)!
         var needed = 1
         while true {
@@ -198,7 +195,7 @@ final class RTMPSession {
                     } catch {
                         throw TransportError(error)
                     }
-                    return
+                    return header.chunkStreamID
                 case .needMore(let count):
                     needed = max(count, available + 1)
                     continue
