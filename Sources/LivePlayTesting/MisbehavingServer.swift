@@ -160,6 +160,12 @@ public final class MisbehavingServer: @unchecked Sendable {
             return bytes
         }
 
+        /// Closes the connection both ways, as a server that ends or dies does (the descriptor is closed
+        /// when the server stops).
+        public func shutDown() {
+            shutdown(descriptor, Int32(SHUT_RDWR))
+        }
+
         /// Waits up to `duration`; `false` once the server stopped.
         @discardableResult
         public func sleep(_ duration: Duration) -> Bool {

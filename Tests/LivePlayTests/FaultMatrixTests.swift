@@ -1216,7 +1216,7 @@ final class FeedServer: @unchecked Sendable {
             try peer.write(bytes)
         }
         // The end of the feed (or the cut): close, as a server does.
-        shutdown(peer.descriptor, Int32(SHUT_RDWR))
+        peer.shutDown()
     }
 
     /// Reads an HTTP request up to its blank line.

@@ -323,7 +323,7 @@ struct RTMPSourceTests {
                 try peer.write(Array(message.prefix(12 + place.bodyBytes)))
                 // Long enough for the player to read what came and wait inside the body.
                 peer.sleep(.milliseconds(300))
-                shutdown(peer.descriptor, Int32(SHUT_RDWR))
+                peer.shutDown()
             })
         let connection = RTMPTest.connection("rtmp://127.0.0.1:\(server.port)/live/x", options: RTMPTest.options())
         let outcome = try await RTMPTest.drain(connection, within: .seconds(10))
