@@ -15,7 +15,8 @@ public import Logging
 /// buffered media while a connection is down. The play loop owns the demuxer, the ``PlaybackEngine``
 /// (jitter buffer and latency controller), the decoders and the ``Presenter`` that hands frames to the
 /// sinks at their time, and advances them every tick with the injected clock. ``control`` changes the
-/// latency parameters while playing.
+/// latency parameters while playing. All of it runs on a thread of the session's own (``PlaybackThread``),
+/// not on the cooperative pool.
 public final class LiveSession<C: Clock> where C.Duration == Duration {
     public let url: String
     public let configuration: LivePlayConfiguration
@@ -41,6 +42,8 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     private var videoDecoder: VideoDecoder?
     private var audioDecoder: AudioDecoder?
     private let presenter: Presenter
+    /// The thread this session runs on, while it runs.
+    private var thread: PlaybackThread?
     private var lastResolution: (width: Int, height: Int)?
     private var mediaLostAt: C.Instant?
     private var connectionCount = 0
@@ -105,9 +108,14 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         emit = onEvent
         emitStatus = onStatus
         start = clock.now
-        let outcome = await connectAndPlay()
-        reportSummary(outcome)
-        return outcome
+        let thread = PlaybackThread(name: "liveplay-play")
+        self.thread = thread
+        defer { thread.stop() }
+        return await withTaskExecutorPreference(thread) {
+            let outcome = await connectAndPlay()
+            reportSummary(outcome)
+            return outcome
+        }
     }
 
     private func connectAndPlay() async -> PlaybackOutcome {
@@ -127,7 +135,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
                 return try await HTTPClient.withHTTPClient(
                     configuration: HTTPFLVSource.clientConfiguration(options), backgroundActivityLogger: logger
                 ) { client in
-                    await play(HTTPFLVSource(url: url, options: options, client: client, logger: logger))
+                    await play(HTTPFLVSource(url: url, options: options, client: client, logger: logger, sleep: sleep))
                 }
             } catch {
                 return fail(.networkDisconnected, "HTTP client: \(error)")
@@ -219,15 +227,24 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     }
 
     private func playLoop(_ handoff: TransportHandoff<TransportUpdate>) async -> PlaybackOutcome {
-        let (clock, tickInterval) = (clock, configuration.tickInterval)
+        let (sleep, tickInterval) = (sleep, configuration.tickInterval)
         while true {
             if Task.isCancelled { return .stopped }
             for update in handoff.takeAll() {
                 if let outcome = apply(update, handoff) { return outcome }
             }
             if let outcome = tick() { return outcome }
-            await handoff.wait { try? await clock.sleep(for: tickInterval) }
+            await handoff.wait { try? await sleep(tickInterval) }
         }
+    }
+
+    /// Waits on the session's clock. The real clock's waits are timed by the session's thread rather than
+    /// by a libdispatch timer and a hop through the cooperative pool, a hundred times a second.
+    private var sleep: @Sendable (Duration) async throws -> Void {
+        if let thread, C.self == ContinuousClock.self {
+            return { [thread] duration in try await thread.sleep(until: .now + duration) }
+        }
+        return { [clock] duration in try await clock.sleep(for: duration) }
     }
 
     private func apply(_ update: TransportUpdate, _ handoff: TransportHandoff<TransportUpdate>) -> PlaybackOutcome? {

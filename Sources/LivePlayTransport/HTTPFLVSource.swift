@@ -20,14 +20,22 @@ public struct HTTPFLVSource: ByteSource {
     public let options: TransportOptions
     private let client: HTTPClient
     private let logger: Logger
+    private let sleep: @Sendable (Duration) async throws -> Void
 
-    /// - Parameter client: made with ``HTTPFLVSource/clientConfiguration(_:)`` and owned by the caller,
-    ///   which shuts it down (`HTTPClient.withHTTPClient`).
-    public init(url: String, options: TransportOptions, client: HTTPClient, logger: Logger) {
+    /// - Parameters:
+    ///   - client: made with ``HTTPFLVSource/clientConfiguration(_:)`` and owned by the caller, which shuts
+    ///     it down (`HTTPClient.withHTTPClient`).
+    ///   - sleep: the timer a body read races (``TransportOptions/noDataTimeout``); `Task.sleep` by default.
+    ///     A player passes its own thread's timer, so reads arm no libdispatch timers.
+    public init(
+        url: String, options: TransportOptions, client: HTTPClient, logger: Logger,
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) {
         self.url = url
         self.options = options
         self.client = client
         self.logger = logger
+        self.sleep = sleep
     }
 
     /// The client configuration these options need: timeouts, redirects, TLS verification.
@@ -62,6 +70,7 @@ public struct HTTPFLVSource: ByteSource {
     }
 
     fileprivate var httpClient: HTTPClient { client }
+    fileprivate var timer: @Sendable (Duration) async throws -> Void { sleep }
     fileprivate var log: Logger { logger }
 }
 
@@ -94,7 +103,7 @@ private final class HTTPFLVConnection: ByteConnection {
             let chunk: ByteBuffer?
             let advanced: HTTPClientResponse.Body.AsyncIterator
             do {
-                (chunk, advanced) = try await Self.read(iterator, within: source.options.noDataTimeout)
+                (chunk, advanced) = try await Self.read(iterator, within: source.options.noDataTimeout, sleep: source.timer)
             } catch {
                 state = .finished
                 throw Self.map(error, connected: true)
@@ -125,13 +134,14 @@ private final class HTTPFLVConnection: ByteConnection {
     /// The next body chunk, or `.noData` when none arrives in time. AsyncHTTPClient's idle-read timeout
     /// does not cover a streamed body, so the read races a timer; the loser is cancelled.
     private static func read(
-        _ iterator: HTTPClientResponse.Body.AsyncIterator, within timeout: Duration
+        _ iterator: HTTPClientResponse.Body.AsyncIterator, within timeout: Duration,
+        sleep: @escaping @Sendable (Duration) async throws -> Void
     ) async throws -> (ByteBuffer?, HTTPClientResponse.Body.AsyncIterator) {
         let box = IteratorBox(iterator)
         let chunk = try await withThrowingTaskGroup(of: ReadResult.self) { group in
             group.addTask { .chunk(try await box.next()) }
             group.addTask {
-                try await Task.sleep(for: timeout)
+                try await sleep(timeout)
                 return .timedOut
             }
             defer { group.cancelAll() }

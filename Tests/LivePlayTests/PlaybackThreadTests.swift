@@ -1,0 +1,124 @@
+import Foundation
+import LivePlayTesting
+import Logging
+import Testing
+
+@testable import LivePlay
+
+@Suite struct PlaybackThreadTests {
+    /// The OS name of the calling thread (what `top -H` shows).
+    static func threadName() -> String {
+        ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The OS names of this process's threads.
+    static func threadNames() -> [String] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+    }
+
+    @Test func tasksThatPreferItRunOnItsNamedThread() async {
+        let thread = PlaybackThread(name: "lp-test-jobs")
+        defer { thread.stop() }
+        let names = await withTaskExecutorPreference(thread) {
+            var names = [Self.threadName()]
+            await Task.yield()
+            names.append(Self.threadName())
+            async let child = Self.threadName()
+            names.append(await child)
+            try? await thread.sleep(until: .now + .milliseconds(5))
+            names.append(Self.threadName())
+            return names
+        }
+        #expect(names == Array(repeating: "lp-test-jobs", count: 4))
+    }
+
+    @Test func sleepsWakeInDeadlineOrderAndNeverEarly() async {
+        let thread = PlaybackThread(name: "lp-test-sleep")
+        defer { thread.stop() }
+        let woken = await withTaskExecutorPreference(thread) {
+            await withTaskGroup(of: (Int, Duration).self) { group in
+                for milliseconds in [60, 20, 40] {
+                    group.addTask {
+                        let start = ContinuousClock.now
+                        try? await thread.sleep(until: start + .milliseconds(milliseconds))
+                        return (milliseconds, start.duration(to: .now))
+                    }
+                }
+                var woken: [(Int, Duration)] = []
+                for await wake in group { woken.append(wake) }
+                return woken
+            }
+        }
+        #expect(woken.map(\.0) == [20, 40, 60])
+        for (milliseconds, slept) in woken {
+            #expect(slept >= .milliseconds(milliseconds))
+            #expect(slept < .milliseconds(milliseconds) + .seconds(2))
+        }
+    }
+
+    /// A cancellation racing the sleep's registration must never leave it asleep.
+    @Test func cancellingASleepAlwaysThrowsPromptly() async {
+        let thread = PlaybackThread(name: "lp-test-cancel")
+        defer { thread.stop() }
+        let start = ContinuousClock.now
+        var cancelled = 0
+        for round in 0..<300 {
+            let sleeper = Task(executorPreference: thread) { () -> Bool in
+                do {
+                    try await thread.sleep(until: .now + .seconds(60))
+                    return false
+                } catch {
+                    return error is CancellationError
+                }
+            }
+            if round % 3 == 0 { await Task.yield() }
+            sleeper.cancel()
+            if await sleeper.value { cancelled += 1 }
+        }
+        #expect(cancelled == 300)
+        #expect(ContinuousClock.now - start < .seconds(30))
+    }
+
+    @Test func stoppingLetsTheThreadExitAfterItsWork() async {
+        let name = "lp-test-exit"
+        let thread = PlaybackThread(name: name)
+        let ran = await withTaskExecutorPreference(thread) { Self.threadName() }
+        #expect(ran == name)
+        #expect(Self.threadNames().contains(name))
+        thread.stop()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while Self.threadNames().contains(name), ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(!Self.threadNames().contains(name))
+        // Work that still turns up runs, on the shared pool.
+        let late = await withTaskExecutorPreference(thread) { Self.threadName() }
+        #expect(late != name)
+    }
+
+    /// The decoders, and so the sinks, run on the session's thread, not on the cooperative pool.
+    @Test func aSessionDecodesAndPresentsOnItsOwnThread() async throws {
+        let body = try Fixtures.bytes(try Fixture.h264AAC.path())
+        let server = try ScriptedHTTPServer { _, _ in .init(body: body) }
+        let sink = ThreadRecordingSink()
+        let session = LiveSession(
+            url: "http://127.0.0.1:\(server.port)/live.flv", configuration: LivePlayConfiguration(connectRetryCount: 0),
+            clock: ContinuousClock(), logger: Logger(label: "test"), videoSink: sink)
+        let outcome = await session.run { _ in }
+        #expect(outcome == .ended)
+        #expect(sink.names.count > 10)
+        #expect(Set(sink.names) == ["liveplay-play"])
+    }
+}
+
+/// Records the OS name of the thread each picture arrives on.
+private final class ThreadRecordingSink: VideoSink {
+    private(set) var names: [String] = []
+
+    func present(_ frame: VideoFrame, timing: FrameTiming) {
+        names.append(PlaybackThreadTests.threadName())
+    }
+}
