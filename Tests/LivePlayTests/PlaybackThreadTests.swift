@@ -6,30 +6,17 @@ import Testing
 @testable import LivePlay
 
 @Suite struct PlaybackThreadTests {
-    /// The OS name of the calling thread (what `top -H` shows).
-    static func threadName() -> String {
-        ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "")
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    /// The OS names of this process's threads.
-    static func threadNames() -> [String] {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-        return tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
-            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-    }
-
     @Test func tasksThatPreferItRunOnItsNamedThread() async {
         let thread = PlaybackThread(name: "lp-test-jobs")
         defer { thread.stop() }
         let names = await withTaskExecutorPreference(thread) {
-            var names = [Self.threadName()]
+            var names = [ThreadNames.current()]
             await Task.yield()
-            names.append(Self.threadName())
-            async let child = Self.threadName()
+            names.append(ThreadNames.current())
+            async let child = ThreadNames.current()
             names.append(await child)
             try? await thread.sleep(until: .now + .milliseconds(5))
-            names.append(Self.threadName())
+            names.append(ThreadNames.current())
             return names
         }
         #expect(names == Array(repeating: "lp-test-jobs", count: 4))
@@ -85,17 +72,17 @@ import Testing
     @Test func stoppingLetsTheThreadExitAfterItsWork() async {
         let name = "lp-test-exit"
         let thread = PlaybackThread(name: name)
-        let ran = await withTaskExecutorPreference(thread) { Self.threadName() }
+        let ran = await withTaskExecutorPreference(thread) { ThreadNames.current() }
         #expect(ran == name)
-        #expect(Self.threadNames().contains(name))
+        #expect(ThreadNames.inProcess().contains(name))
         thread.stop()
         let deadline = ContinuousClock.now + .seconds(10)
-        while Self.threadNames().contains(name), ContinuousClock.now < deadline {
+        while ThreadNames.inProcess().contains(name), ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
-        #expect(!Self.threadNames().contains(name))
+        #expect(!ThreadNames.inProcess().contains(name))
         // Work that still turns up runs, on the shared pool.
-        let late = await withTaskExecutorPreference(thread) { Self.threadName() }
+        let late = await withTaskExecutorPreference(thread) { ThreadNames.current() }
         #expect(late != name)
     }
 
@@ -119,6 +106,6 @@ private final class ThreadRecordingSink: VideoSink {
     private(set) var names: [String] = []
 
     func present(_ frame: VideoFrame, timing: FrameTiming) {
-        names.append(PlaybackThreadTests.threadName())
+        names.append(ThreadNames.current())
     }
 }

@@ -53,9 +53,13 @@ struct RTMPSourceTests {
                     }
                 }
             }
+            let threads = ThreadNames.inProcess()
             await connection.close()
-            return (kinds, connectedAfter, keyframeAfter, firstBytes)
+            return (kinds, connectedAfter, keyframeAfter, firstBytes, threads)
         }
+        // librtmp's reader and its watchdog carry their names to the OS (top -H, crash dumps).
+        #expect(report.4.contains("liveplay-rtmp"))
+        #expect(report.4.contains("liveplay-watch"))
         #expect(report.0 == ["resolved", "connected 127.0.0.1:\(nginx.port)", "handshakeDone", "streamBegin", "bytes"])
         #expect(report.3 == FLVTagWriter.header)
         let connected = try #require(report.1)

@@ -121,8 +121,11 @@ final class RTMPSession {
         policy.startHandshake(at: .now)
         control.installPolicy(policy)
         let control = control
-        let thread = Thread { control.runWatchdog() }
-        thread.name = "liveplay-rtmp-watchdog"
+        // Named from inside: Foundation passes a name on to the OS only for the current thread (15 bytes).
+        let thread = Thread {
+            Thread.current.name = "liveplay-watch"
+            control.runWatchdog()
+        }
         thread.start()
     }
 

@@ -83,9 +83,10 @@ final class RTMPConnection: ByteConnection, Sendable {
             let control = control
             let handoff = handoff
             let thread = Thread {
+                // Named from inside: Foundation passes a name on to the OS only for the current thread.
+                Thread.current.name = "liveplay-rtmp"
                 RTMPSession(source: source, control: control, handoff: handoff).run()
             }
-            thread.name = "liveplay-rtmp"
             thread.start()
         }
         let item = await withTaskCancellationHandler {
