@@ -175,9 +175,9 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         let handoff = TransportHandoff<TransportUpdate>(capacity: 64)
         let policy = ReconnectPolicy(
             retryCount: configuration.connectRetryCount, retryInterval: configuration.connectRetryInterval)
-        let clock = clock
+        let sleep = sleep
         return await withTaskGroup(of: Void.self) { group in
-            group.addTask { await Self.runTransport(source, policy: policy, clock: clock, handoff: handoff) }
+            group.addTask { await Self.runTransport(source, policy: policy, sleep: sleep, handoff: handoff) }
             let outcome = await playLoop(handoff)
             handoff.close()
             group.cancelAll()
@@ -187,7 +187,8 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
 
     /// Connects, reads, and reconnects as the policy says; every event goes to the play loop in order.
     private static func runTransport(
-        _ source: any ByteSource, policy: ReconnectPolicy, clock: C, handoff: TransportHandoff<TransportUpdate>
+        _ source: any ByteSource, policy: ReconnectPolicy, sleep: @Sendable (Duration) async throws -> Void,
+        handoff: TransportHandoff<TransportUpdate>
     ) async {
         var policy = policy
         var attempt = 0
@@ -218,7 +219,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
                 guard case .retry(let next, let delay) = action else { return }
                 attempt = next
                 do {
-                    try await clock.sleep(for: delay)
+                    try await sleep(delay)
                 } catch {
                     return
                 }
