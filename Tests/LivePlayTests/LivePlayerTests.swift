@@ -101,8 +101,11 @@ import Testing
             gate.signal()
             delivered.mutate { $0.append(update) }
         }
+        // The delivery thread takes at most a full queue (capacity) as its first batch, however late it starts,
+        // and the queue then holds at most capacity more: posting 2 × capacity + 100 always overflows.
+        let posted = 2 * UpdateDelivery.capacity + 100
         let start = ContinuousClock.now
-        for index in 0..<(UpdateDelivery.capacity + 100) {
+        for index in 0..<posted {
             delivery.post(.event(PlayEvent(.playProgress, "\(index)", elapsedMilliseconds: Int64(index))))
         }
         #expect(ContinuousClock.now - start < .seconds(1), "posting never waits for the listener")
@@ -111,12 +114,16 @@ import Testing
         let events = delivered.value.compactMap { update -> PlayEvent? in
             if case .event(let event) = update { event } else { nil }
         }
-        let overflow = events.first { $0.code == .listenerOverflow }
-        #expect(overflow?.parameters["dropped_updates"] != nil)
-        // The first update may already have been taken when the gate closed; the rest fit or were counted.
-        let dropped: Int64 = if case .int(let value)? = overflow?.parameters["dropped_updates"] { value } else { 0 }
-        #expect(Int64(events.count - 1) + dropped == Int64(UpdateDelivery.capacity + 100))
-        #expect(events.last?.message == "\(UpdateDelivery.capacity + 99)", "the newest survive")
+        // One overflow event per batch that followed drops: one or two here, their counts adding up.
+        let overflows = events.filter { $0.code == .listenerOverflow }
+        #expect((1...2).contains(overflows.count))
+        let dropped = overflows.reduce(Int64(0)) { total, event in
+            if case .int(let value)? = event.parameters["dropped_updates"] { total + value } else { total }
+        }
+        #expect(dropped >= 100)
+        // Every update posted was either delivered or counted as dropped.
+        #expect(Int64(events.count - overflows.count) + dropped == Int64(posted))
+        #expect(events.last?.message == "\(posted - 1)", "the newest survive")
     }
 
     @Test func theAsyncFaceStreamsUpdatesAndCancellationStops() async throws {
