@@ -58,7 +58,8 @@ public final class LivePlayer: @unchecked Sendable {
 
     /// - Parameters:
     ///   - videoSink, audioSink: where decoded pictures and sound go (none: monitoring only). They are called
-    ///     on the play loop (the session's own thread, `liveplay-play`) and must return quickly; they are used by one playback at a time.
+    ///     on the play loop (the session's own thread, `liveplay-play`) and must return quickly; they are used
+    ///     by one playback at a time.
     public init(
         configuration: LivePlayConfiguration = LivePlayConfiguration(), videoSink: (any VideoSink)? = nil,
         audioSink: (any AudioSink)? = nil, logger: Logger = Logger(label: "liveplay")

@@ -110,7 +110,10 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         start = clock.now
         let thread = PlaybackThread(name: "liveplay-play")
         self.thread = thread
-        defer { thread.stop() }
+        defer {
+            self.thread = nil
+            thread.stop()
+        }
         return await withTaskExecutorPreference(thread) {
             let outcome = await connectAndPlay()
             reportSummary(outcome)

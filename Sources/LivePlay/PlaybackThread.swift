@@ -8,7 +8,8 @@ import Foundation
 /// `Task.sleep` is a libdispatch timer plus a hop through a pool thread, and libdispatch's pool monitor
 /// (which adds a worker when it samples work queued while a worker is not runnable) grows the pool now and
 /// then and keeps the extra thread. One thread per playback keeps the player's thread count, and what each
-/// thread holds in memory, the same from the first second to the last.
+/// thread holds in memory, the same from a session's first second to its last. (Across sessions, each new
+/// thread may get its own glibc malloc arena: a process that starts many sessions settles at a higher RSS.)
 final class PlaybackThread: TaskExecutor, @unchecked Sendable {
     private struct Timer {
         var id: UInt64

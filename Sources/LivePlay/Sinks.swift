@@ -4,8 +4,8 @@ public import LivePlayDecode
 /// Where decoded pictures go: a window, an encoder, a file, a test.
 ///
 /// Called on the play loop (the session's thread, named `liveplay-play`) at each frame's presentation time,
-/// so an implementation returns quickly (hand the frame to another thread if showing it is slow). The frame shares libavcodec's buffers: no
-/// pixel is copied unless the sink asks for bytes.
+/// so an implementation returns quickly (hand the frame to another thread if showing it is slow). The frame
+/// shares libavcodec's buffers: no pixel is copied unless the sink asks for bytes.
 public protocol VideoSink: AnyObject {
     func present(_ frame: VideoFrame, timing: FrameTiming)
 }

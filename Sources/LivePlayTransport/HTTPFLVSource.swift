@@ -20,7 +20,7 @@ public struct HTTPFLVSource: ByteSource {
     public let options: TransportOptions
     private let client: HTTPClient
     private let logger: Logger
-    private let sleep: @Sendable (Duration) async throws -> Void
+    fileprivate let sleep: @Sendable (Duration) async throws -> Void
 
     /// - Parameters:
     ///   - client: made with ``HTTPFLVSource/clientConfiguration(_:)`` and owned by the caller, which shuts
@@ -70,7 +70,6 @@ public struct HTTPFLVSource: ByteSource {
     }
 
     fileprivate var httpClient: HTTPClient { client }
-    fileprivate var timer: @Sendable (Duration) async throws -> Void { sleep }
     fileprivate var log: Logger { logger }
 }
 
@@ -103,7 +102,8 @@ private final class HTTPFLVConnection: ByteConnection {
             let chunk: ByteBuffer?
             let advanced: HTTPClientResponse.Body.AsyncIterator
             do {
-                (chunk, advanced) = try await Self.read(iterator, within: source.options.noDataTimeout, sleep: source.timer)
+                (chunk, advanced) = try await Self.read(
+                    iterator, within: source.options.noDataTimeout, sleep: source.sleep)
             } catch {
                 state = .finished
                 throw Self.map(error, connected: true)
