@@ -27,6 +27,9 @@ public struct LivePlayConfiguration: Sendable {
     public var bufferLimits: JitterBuffer.Limits
     /// How often the play loop advances the engine when nothing arrives.
     public var tickInterval: Duration
+    /// Media on demand (a file, an HTTP response with a length) starts here, from the keyframe at or before
+    /// it; a live stream ignores it. `nil`: from the start.
+    public var startPosition: Duration?
 
     public init(
         connectRetryCount: Int = 3, connectRetryInterval: Duration = .seconds(3), enableMessage: Bool = false,

@@ -38,12 +38,16 @@ public enum PlayerUpdate: Sendable {
 /// streams what the listener gets. `startPlay` is `run` on a task the player owns: the one task it keeps,
 /// ended by `stopPlay`.
 public final class LivePlayer: @unchecked Sendable {
-    /// The URL types of TXLivePlayer's `startPlay(url, type)` that a live player plays.
+    /// The URL types of TXLivePlayer's `startPlay(url, type)` that liveplay plays.
     public enum URLType: Sendable, Hashable {
         /// `PLAY_TYPE_LIVE_RTMP` (0).
         case rtmp
         /// `PLAY_TYPE_LIVE_FLV` (1).
         case flv
+        /// `PLAY_TYPE_VOD_FLV` (3): an FLV file over HTTP(S), played from its start, with seeking.
+        case vodFLV
+        /// `PLAY_TYPE_LOCAL_VIDEO` (6): a local FLV file (a path or a `file://` URL).
+        case localVideo
     }
 
     private let lock = NSLock()
@@ -53,8 +57,14 @@ public final class LivePlayer: @unchecked Sendable {
     private var control: PlaybackControl?
     private var streams: [UUID: AsyncStream<PlayerUpdate>.Continuation] = [:]
     private let logger: Logger
-    private let videoSink: (any VideoSink)?
-    private let audioSink: (any AudioSink)?
+    private var videoSink: (any VideoSink)?
+    private var audioSink: (any AudioSink)?
+    /// What a front end set while playing or before, kept for the next playback too.
+    private var volume = 100
+    private var muted = false
+    private var renderMode = RenderMode.fillEdge
+    private var rotation = RenderRotation.rotation0
+    private var lastPicture: VideoFrame?
 
     /// - Parameters:
     ///   - videoSink, audioSink: where decoded pictures and sound go (none: monitoring only). They are called
@@ -109,9 +119,15 @@ public final class LivePlayer: @unchecked Sendable {
         } catch {
             throw LivePlayError(.unsupportedURL, error.message)
         }
-        let expected: StreamURL.Kind? = type.map { $0 == .rtmp ? .rtmp : .httpFLV }
-        guard kind != .file, expected == nil || expected == kind else {
-            throw LivePlayError(.unsupportedURL, "\(Redaction.url(url)) is not a live \(type.map { "\($0)" } ?? "FLV or RTMP") URL")
+        let expected: StreamURL.Kind? = type.map {
+            switch $0 {
+            case .rtmp: .rtmp
+            case .flv, .vodFLV: .httpFLV
+            case .localVideo: .file
+            }
+        }
+        guard expected == nil || expected == kind else {
+            throw LivePlayError(.unsupportedURL, "\(Redaction.url(url)) is not a \(type.map { "\($0)" } ?? "") URL")
         }
         let previous = lock.withLock { playing }
         previous?.cancel()
@@ -137,9 +153,65 @@ public final class LivePlayer: @unchecked Sendable {
         lock.withLock { control }?.pause()
     }
 
-    /// Resumes at the newest media, as TXLivePlayer does for live streams.
+    /// Resumes at the newest media, as TXLivePlayer does for live streams; media on demand resumes where it
+    /// paused.
     public func resume() {
         lock.withLock { control }?.resume()
+    }
+
+    /// Moves media on demand to `position` from its start (TXLivePlayer's `seek`): playback goes on from the
+    /// keyframe at or before it. Before playing, sets where the next playback starts. A live stream ignores it.
+    public func seek(to position: Duration) {
+        let control = lock.withLock {
+            if self.control == nil { storedConfiguration.startPosition = position }
+            return self.control
+        }
+        control?.seek(to: position)
+    }
+
+    /// Replaces where pictures go, also while playing: the next picture goes to `sink` (`nil`: nowhere).
+    public func setVideoSink(_ sink: (any VideoSink)?) {
+        change({ $0.videoSink = sink }, then: { $0.setVideoSink(sink) })
+    }
+
+    /// Replaces where sound goes, also while playing.
+    public func setAudioSink(_ sink: (any AudioSink)?) {
+        change({ $0.audioSink = sink }, then: { $0.setAudioSink(sink) })
+    }
+
+    /// TXLivePlayer's `setVolume`: 0…100, applied to the sound with a short ramp (no click).
+    public func setVolume(_ volume: Int) {
+        change({ $0.volume = min(100, max(0, volume)) }, then: { $0.setVolume(volume) })
+    }
+
+    /// TXLivePlayer's `setMute`: silences the sound and keeps the volume for when it is unmuted.
+    public func setMute(_ muted: Bool) {
+        change({ $0.muted = muted }, then: { $0.setMute(muted) })
+    }
+
+    /// TXLivePlayer's `setRenderMode`: carried to the video sink in every ``FrameTiming``.
+    public func setRenderMode(_ mode: RenderMode) {
+        change({ $0.renderMode = mode }, then: { $0.setRenderMode(mode) })
+    }
+
+    /// TXLivePlayer's `setRenderRotation`: carried to the video sink in every ``FrameTiming``.
+    public func setRenderRotation(_ rotation: RenderRotation) {
+        change({ $0.rotation = rotation }, then: { $0.setRenderRotation(rotation) })
+    }
+
+    /// Keeps a front end's setting for later playbacks and hands it to the one running, if any.
+    private func change(_ keep: (LivePlayer) -> Void, then apply: (PlaybackControl) -> Void) {
+        let control = lock.withLock {
+            keep(self)
+            return self.control
+        }
+        if let control { apply(control) }
+    }
+
+    /// TXLivePlayer's `snapshot`: the picture shown last (sharing the decoder's buffer, no copy), or `nil`
+    /// before the first. ``SnapshotSink`` writes one as a PNG.
+    public func snapshot() -> VideoFrame? {
+        lock.withLock { control?.lastPicture ?? lastPicture }
     }
 
     /// A stream of what the listener gets, from now until the player is released or the consumer stops.
@@ -158,9 +230,13 @@ public final class LivePlayer: @unchecked Sendable {
     /// Plays `url` in the calling task until the stream ends, an error stops it, or the task is cancelled.
     public func run(url: String) async -> PlaybackOutcome {
         let control = PlaybackControl()
-        let configuration = lock.withLock {
+        let (configuration, videoSink, audioSink) = lock.withLock {
             self.control = control
-            return storedConfiguration
+            control.setVolume(volume)
+            control.setMute(muted)
+            control.setRenderMode(renderMode)
+            control.setRenderRotation(rotation)
+            return (storedConfiguration, self.videoSink, self.audioSink)
         }
         let delivery = UpdateDelivery { [weak self] update in self?.deliver(update) }
         let session = LiveSession(
@@ -170,7 +246,10 @@ public final class LivePlayer: @unchecked Sendable {
             onEvent: { delivery.post(.event($0)) }, onStatus: { delivery.post(.netStatus($0)) })
         delivery.finish()
         lock.withLock {
-            if self.control === control { self.control = nil }
+            if self.control === control {
+                self.control = nil
+                lastPicture = control.lastPicture
+            }
         }
         return outcome
     }

@@ -59,6 +59,38 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     private var hasBegun = false
     /// Why the stream cannot be played at all, once that is known.
     private var unplayable: String?
+    /// Media on demand (a file, an HTTP response with a length): played from its start at 1.0×, paced by
+    /// its timestamps, read only as far ahead as ``onDemandReadAhead``; never caught up or skipped.
+    private var onDemand = false
+    /// The media's length, from `onMetaData`'s duration (media on demand).
+    private var mediaDuration: Double?
+    /// A connection got as far as TCP: afterwards a failure is a *lost* connection, before it a failed connect.
+    private var everConnected = false
+    /// The transport is done: how playback ends once what is buffered and decoded has been played.
+    private var ending: Ending?
+    /// Where the last pictures are being played out from, after the engine ran dry at the end.
+    private var drain: (since: Duration, from: MediaTimestamp)?
+    /// A seek in progress: packets before the keyframe at or before it are dropped as they arrive.
+    private var seek: SeekFilter?
+    /// The newest decode timestamp received (a seek beyond it reads on; one before it reads from the start).
+    private var newestReceived: MediaTimestamp?
+    private var demuxWarnings = WarningThrottle()
+    /// Whether the source can start mid-file, and where a file's `keyframes` index says each keyframe is.
+    private var seeksByOffset = false
+    private var keyframeIndex: [KeyframePosition] = []
+    /// A byte offset to read on from (a seek that the keyframe index can shorten), taken by the play loop.
+    private var jumpTo: Int64?
+    /// The source is being read from a keyframe's offset: the sequence headers it skipped are known already.
+    private var readsMidFile = false
+    /// Media on demand after a reconnect: each kind's packets up to what was already received are dropped, so
+    /// the file goes on where it broke off instead of starting over.
+    private var resumeAfter: (video: MediaTimestamp?, audio: MediaTimestamp?)?
+    private var newestAudio: MediaTimestamp?
+    /// The newest video decode time received, and the last one of a lost connection, until decoded past.
+    private var newestVideo: MediaTimestamp?
+    private var videoBoundary: MediaTimestamp?
+    /// The transport is done and every video packet has gone to the decoder: what it holds was drained.
+    private var videoDrained = false
 
     // Per connection.
     private var demuxer = FLVDemuxer()
@@ -94,6 +126,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         self.start = clock.now
         self.engine = PlaybackEngine(parameters: configuration.latency, limits: configuration.bufferLimits)
         self.goodput = GoodputMeter(window: configuration.lagWindow)
+        if let start = configuration.startPosition { control.seek(to: start) }
     }
 
     /// Plays until the stream ends, an error stops it, or the task is cancelled; then reports the session
@@ -129,7 +162,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         do {
             kind = try StreamURL.kind(of: url)
         } catch {
-            return fail(.fileNotFound, error.message)
+            return fail(.fileNotFound, "\(Redaction.url(url)) cannot be played: \(error.message)")
         }
         switch kind {
         case .httpFLV:
@@ -146,7 +179,8 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         case .rtmp:
             return await play(RTMPSource(url: url, options: configuration.transport, logger: logger))
         case .file:
-            return fail(.fileNotFound, "local files are read with `liveplay inspect`, not played live")
+            let path = (try? StreamAddress(parsing: url).path) ?? url
+            return await play(FileByteSource(path: path))
         }
     }
 
@@ -174,30 +208,53 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         case finished
     }
 
+    /// How the play loop stopped: with the session's outcome, or to read the source again from its start
+    /// (a seek back in media on demand).
+    private enum LoopExit {
+        case finished(PlaybackOutcome)
+        case readAgain
+        /// Read again from this byte offset (a keyframe the file's index points to).
+        case readFrom(Int64)
+    }
+
     private func play(_ source: any ByteSource) async -> PlaybackOutcome {
-        let handoff = TransportHandoff<TransportUpdate>(capacity: 64)
         let policy = ReconnectPolicy(
             retryCount: configuration.connectRetryCount, retryInterval: configuration.connectRetryInterval)
         let sleep = sleep
-        return await withTaskGroup(of: Void.self) { group in
-            group.addTask { await Self.runTransport(source, policy: policy, sleep: sleep, handoff: handoff) }
-            let outcome = await playLoop(handoff)
-            handoff.close()
-            group.cancelAll()
-            return outcome
+        // Whether the source can start mid-file (media on demand: a file, an HTTP server honouring `Range`).
+        seeksByOffset = source.makeConnection(startingAt: 0) != nil
+        var offset: Int64?
+        while true {
+            let handoff = TransportHandoff<TransportUpdate>(capacity: 64)
+            let start = offset
+            readsMidFile = offset != nil
+            let exit = await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    await Self.runTransport(source, from: start, policy: policy, sleep: sleep, handoff: handoff)
+                }
+                let exit = await playLoop(handoff)
+                handoff.close()
+                group.cancelAll()
+                return exit
+            }
+            switch exit {
+            case .finished(let outcome): return outcome
+            case .readAgain: offset = nil
+            case .readFrom(let position): offset = position
+            }
         }
     }
 
     /// Connects, reads, and reconnects as the policy says; every event goes to the play loop in order.
     private static func runTransport(
-        _ source: any ByteSource, policy: ReconnectPolicy, sleep: @Sendable (Duration) async throws -> Void,
-        handoff: TransportHandoff<TransportUpdate>
+        _ source: any ByteSource, from offset: Int64?, policy: ReconnectPolicy,
+        sleep: @Sendable (Duration) async throws -> Void, handoff: TransportHandoff<TransportUpdate>
     ) async {
         var policy = policy
         var attempt = 0
         while !Task.isCancelled {
             guard await handoff.send(.attempt(attempt)) else { return }
-            let connection = source.makeConnection()
+            let connection = offset.flatMap(source.makeConnection(startingAt:)) ?? source.makeConnection()
             var sawBytes = false
             do throws(TransportError) {
                 while let event = try await connection.next() {
@@ -230,16 +287,39 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         }
     }
 
-    private func playLoop(_ handoff: TransportHandoff<TransportUpdate>) async -> PlaybackOutcome {
+    private func playLoop(_ handoff: TransportHandoff<TransportUpdate>) async -> LoopExit {
         let (sleep, tickInterval) = (sleep, configuration.tickInterval)
         while true {
-            if Task.isCancelled { return .stopped }
-            for update in handoff.takeAll() {
-                if let outcome = apply(update, handoff) { return outcome }
+            if Task.isCancelled { return .finished(.stopped) }
+            if let exit = applySeek() { return exit }
+            // Live media is taken as it comes (the engine sheds what is too old); media on demand only as
+            // far ahead as the read-ahead, so the transport waits (TCP backpressure, or a file not read on).
+            while hasRoom, jumpTo == nil, let update = handoff.takeFirst() {
+                if let outcome = apply(update, handoff) { return .finished(outcome) }
             }
-            if let outcome = tick() { return outcome }
-            await handoff.wait { try? await sleep(tickInterval) }
+            if let offset = jumpTo {
+                // `--start` past the first keyframes: read on from the keyframe the index points to.
+                jumpTo = nil
+                return readAgain(from: offset)
+            }
+            if let outcome = tick() { return .finished(outcome) }
+            if hasRoom {
+                await handoff.wait { try? await sleep(tickInterval) }
+            } else {
+                try? await sleep(tickInterval)
+            }
         }
+    }
+
+    /// How far ahead of the position media on demand is read.
+    static var onDemandReadAhead: Duration { .seconds(10) }
+
+    /// Whether the play loop takes more from the transport now.
+    private var hasRoom: Bool {
+        guard onDemand else { return true }
+        let buffer = engine.buffer
+        return buffer.duration < Self.onDemandReadAhead && buffer.count < buffer.limits.packets / 2
+            && buffer.byteCount < buffer.limits.bytes / 2
     }
 
     /// Waits on the session's clock. The real clock's waits are timed by the session's thread rather than
@@ -265,20 +345,51 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             }
         case .lost(let error, let action):
             if mediaLostAt == nil { mediaLostAt = clock.now }
+            // What the decoder holds back (B-frames' reorder delay) is drained once the connection's last
+            // video packet has gone in, so those pictures are shown, not lost with the connection. Media on
+            // demand resumes where it broke off: its decoder simply goes on.
+            if !onDemand { videoBoundary = newestVideo }
             if let outcome = connectionLost(error) { return outcome }
             switch action {
             case .retry(let attempt, _):
                 statistics.reconnected()
+                var parameters: [String: PlayEventValue] = [
+                    "EVT_PARAM1": .int(Int64(attempt)), "reason": .string(error.code.rawValue),
+                ]
+                if let detail = error.detail { parameters["detail"] = .string(detail) }
                 report(
                     .reconnect, "reconnecting (attempt \(attempt) of \(configuration.connectRetryCount)): \(error.message)",
-                    ["EVT_PARAM1": .int(Int64(attempt)), "reason": .string(error.code.rawValue)])
+                    parameters)
             case .giveUp(let attempts):
-                return fail(.networkDisconnected, "connection lost; \(attempts) reconnect attempts failed")
+                let message: String
+                if everConnected {
+                    message = attempts == 0
+                        ? "the connection was lost: \(error.message)"
+                        : "the connection was lost and \(attempts) reconnect attempts failed: \(error.message)"
+                } else {
+                    message = attempts == 0
+                        ? "could not connect: \(error.message)"
+                        : "could not connect in \(attempts + 1) attempts: \(error.message)"
+                }
+                // What arrived before the loss is played out first, then the error is reported.
+                finish(.failed(.networkDisconnected, message, error.detail))
             }
         case .finished:
-            transportFinished = true
+            finish(.ended)
         }
         return nil
+    }
+
+    /// How playback ends once the transport is done and what it delivered has been played.
+    private enum Ending {
+        case ended
+        case failed(PlayEventCode, String, String?)
+    }
+
+    private func finish(_ how: Ending) {
+        transportFinished = true
+        engine.inputEnded = true
+        if ending == nil { ending = how }
     }
 
     /// Advances the engine to now, carries out what it decides, and presents what is due.
@@ -291,7 +402,10 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             case .decode(let packet):
                 decode(packet)
             case .loading(let buffered):
-                if transportFinished { return endOfStream() }
+                if transportFinished {
+                    startDrain(at: now)
+                    break
+                }
                 report(
                     .playLoading, "buffer ran dry; loading",
                     ["buffered_ms": .int(buffered.milliseconds), "target_ms": .int(engine.target.milliseconds)])
@@ -327,25 +441,60 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
                 break
             }
         }
-        present()
+        if transportFinished, !videoDrained, !engine.buffer.holdsVideo {
+            // The last pictures a B-frame decoder holds back come out now, to be shown at their times while
+            // the rest of the sound plays.
+            videoDrained = true
+            flushVideo()
+        }
+        if let drain {
+            // The engine ran dry at the end: the last pictures (reordered past the last decode time) and
+            // sound are shown at their times, then playback ends.
+            let position = drain.from + (now - drain.since).milliseconds
+            if let frame = presenter.present(at: position, rate: 1) { shown(frame) }
+            if presenter.queuedVideoFrames == 0 || now - drain.since > .seconds(2) { return endOfStream() }
+        } else {
+            present()
+        }
         if now >= nextStatus {
             emitStatus(status(at: now))
             // Stay on whole seconds of the session clock; a tick that came very late skips, never bunches.
             repeat { nextStatus += .seconds(1) } while nextStatus <= now
         }
-        if transportFinished, engine.buffer.isEmpty, engine.state != .playing || engine.bufferLatency == .zero {
-            return endOfStream()
+        if drain == nil, transportFinished, engine.buffer.isEmpty,
+            engine.state != .playing || engine.bufferLatency == .zero
+        {
+            startDrain(at: now)
+            if presenter.queuedVideoFrames == 0 { return endOfStream() }
         }
         reportProgress(at: now)
         return nil
     }
 
+    /// The transport is done and the engine has released everything: drain the decoders and play out.
+    private func startDrain(at now: Duration) {
+        guard drain == nil else { return }
+        if !videoDrained { flushVideo() }
+        videoDrained = true
+        if let decoder = audioDecoder { queue(decoder.flush()) }
+        drain = (now, engine.position ?? engine.buffer.liveEdge ?? MediaTimestamp(milliseconds: 0))
+    }
+
     /// What ``control`` asked for: pause, resume, a latency change; applied now and reported.
     private func applyControl() {
+        let presentation = control.takePresentation()
+        presenter.volume = presentation.gain
+        presenter.renderMode = presentation.renderMode
+        presenter.rotation = presentation.rotation
+        if let change = presentation.videoSink { presenter.videoSink = change.sink }
+        if let change = presentation.audioSink { presenter.audioSink = change.sink }
         switch control.takePauseRequest() {
         case true? where !engine.isPaused:
             engine.pause()
             report(.paused, "paused", ["position_ms": .int(engine.position?.milliseconds ?? 0)])
+        case false? where engine.isPaused && onDemand:
+            _ = engine.resume(jumpsToNewest: false)
+            report(.resumed, "resumed where it paused", ["position_ms": .int(engine.position?.milliseconds ?? 0)])
         case false? where engine.isPaused:
             for action in engine.resume() {
                 if case .skipped(let removed, let dropped) = action {
@@ -358,7 +507,8 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         default:
             break
         }
-        guard let latency = control.takeLatency(), latency != engine.parameters else { return }
+        // Media on demand plays at 1.0× from its start: the live latency modes do not apply.
+        guard let latency = control.takeLatency(), latency != engine.parameters, !onDemand else { return }
         let previous = engine.parameters
         engine.parameters = latency
         let name = { (parameters: LatencyParameters) in LatencyMode(matching: parameters)?.rawValue ?? "custom" }
@@ -375,11 +525,16 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     /// Hands the sinks what is due; the first picture is shown as soon as it is decoded.
     private func present() {
         guard let position = engine.position else { return }
-        let shown =
+        let picture =
             engine.state == .playing
             ? presenter.present(at: position, rate: engine.rate) : presenter.showFirstPicture(at: position)
         if let audio = presenter.takeLastPlayedAudio() { statistics.played(audio: audio) }
-        guard let frame = shown else { return }
+        guard let picture else { return }
+        shown(picture)
+    }
+
+    private func shown(_ frame: VideoFrame) {
+        control.recordShown(frame)
         statistics.shown(video: frame.pts)
         if lastResolution?.width != frame.width || lastResolution?.height != frame.height {
             lastResolution = (frame.width, frame.height)
@@ -445,9 +600,19 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     }
 
     private func endOfStream() -> PlaybackOutcome {
-        flushDecoders()
-        report(.playEnd, "the server ended the stream")
-        return .ended
+        if drain == nil { flushDecoders() }
+        switch ending {
+        case .failed(let code, let message, let detail)?:
+            report(code, message, detail.map { ["detail": .string($0)] } ?? [:])
+            return .failed(code)
+        case .ended?, nil:
+            if onDemand {
+                report(.playEnd, "played to the end", ["EVT_PLAY_PROGRESS": .double(progressSeconds)])
+            } else {
+                report(.playEnd, "the server ended the stream")
+            }
+            return .ended
+        }
     }
 
     private func begin(buffered: Duration, stalled: Duration?, at now: Duration) {
@@ -484,13 +649,14 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         guard now - last >= .seconds(1) else { return }
         lastProgress = now
         var parameters: [String: PlayEventValue] = [
-            "EVT_PLAY_PROGRESS": .double(Double(position.milliseconds) / 1000),
+            "EVT_PLAY_PROGRESS": .double(onDemand ? progressSeconds : Double(position.milliseconds) / 1000),
             "PLAYABLE_DURATION": .double(engine.bufferLatency.seconds),
             "latency_ms": .int(engine.bufferLatency.milliseconds), "rate": .double(engine.rate),
             "target_ms": .int(engine.target.milliseconds), "frames_shown": .int(Int64(presenter.framesShown)),
             "dropped_frames": .int(Int64(engine.buffer.droppedVideoFrames + presenter.droppedVideoFrames)),
         ]
         if let latency = endToEndLatency(position) { parameters["e2e_latency_ms"] = .int(latency) }
+        if onDemand { parameters["EVT_PLAY_DURATION"] = .double(mediaDuration ?? 0) }
         report(.playProgress, "playing", parameters)
     }
 
@@ -503,28 +669,36 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
 
     /// Reports why a connection failed; returns an outcome when the failure is final (no retry helps).
     private func connectionLost(_ error: TransportError) -> PlaybackOutcome? {
+        // The sentence leads; what the library underneath said is kept as the detail.
+        var parameters: [String: PlayEventValue] = error.detail.map { ["detail": .string($0)] } ?? [:]
         switch error.code {
-        case .dnsFailed: report(.dnsFailed, error.message)
-        case .connectFailed: report(.serverConnectFailed, error.message)
-        case .handshakeFailed: report(.handshakeFailed, error.message)
-        case .serverClosed: report(.serverDisconnected, error.message)
-        case .noData, .tooSlow: report(.receiveDataLag, error.message, ["reason": .string(error.code.rawValue)])
+        case .dnsFailed: report(.dnsFailed, error.message, parameters)
+        case .connectFailed: report(.serverConnectFailed, error.message, parameters)
+        case .handshakeFailed: report(.handshakeFailed, error.message, parameters)
+        case .serverClosed: report(.serverDisconnected, error.message, parameters)
+        case .noData, .tooSlow:
+            parameters["reason"] = .string(error.code.rawValue)
+            report(.receiveDataLag, error.message, parameters)
         case .httpStatus:
             let status = error.httpStatus ?? 0
             if status == 404 { return fail(.fileNotFound, error.message) }
             if (400..<500).contains(status) { return fail(.serverRefused, error.message) }
-            report(.serverConnectFailed, error.message, ["http_status": .int(Int64(status))])
-        case .invalidURL: return fail(.fileNotFound, error.message)
+            parameters["http_status"] = .int(Int64(status))
+            report(.serverConnectFailed, error.message, parameters)
+        case .invalidURL, .notFound: return fail(.fileNotFound, error.message)
+        case .openFailed: return fail(.unplayable, error.message)
         case .protocolViolation where !streaming:
             // Garbage or a hostile message before the stream began: the handshake failed.
-            report(.handshakeFailed, error.message, ["reason": .string(error.code.rawValue)])
-        default: report(.readWriteFailed, error.message)
+            parameters["reason"] = .string(error.code.rawValue)
+            report(.handshakeFailed, error.message, parameters)
+        default: report(.readWriteFailed, error.message, parameters)
         }
         return nil
     }
 
     private func beginConnection() {
         transportFinished = false
+        videoDrained = false
         demuxer = FLVDemuxer()
         sawKeyframe = false
         sawFrame = false
@@ -533,7 +707,11 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         expectsVideo = false
         lagging = false
         goodput.reset()
-        if let lostAt = mediaLostAt {
+        if onDemand, mediaLostAt != nil {
+            // A file's own timestamps: the new connection reads it again, and what was had is skipped.
+            stitcher = TimelineStitcher()
+            resumeAfter = (newestVideo, newestAudio)
+        } else if let lostAt = mediaLostAt {
             stitcher.beginConnection(outage: lostAt.duration(to: clock.now))
         }
     }
@@ -545,7 +723,13 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             logger.debug("resolved", metadata: ["addresses": "\(addresses)"])
         case .handshakeDone:
             startup.record(\.handshakeDone, elapsed)
+        case .onDemand(let length):
+            guard !onDemand else { return }
+            onDemand = true
+            engine.parameters = .onDemand
+            logger.debug("media on demand", metadata: ["bytes": "\(length)"])
         case .connected(let serverAddress):
+            everConnected = true
             self.serverAddress = serverAddress
             startup.record(\.connected, elapsed)
             report(.connectSucceeded, "connected to \(serverAddress)", ["SERVER_IP": .string(serverAddress)])
@@ -623,13 +807,40 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
                 startup.record(\.firstKeyframe, elapsed)
                 report(.receivedFirstKeyframe, "first video keyframe received", ["pts_ms": .int(packet.pts.milliseconds)])
             }
-            for action in engine.receive(packet, at: elapsed) {
-                if case .skipped(let removed, let dropped) = action {
-                    report(
-                        .videoDiscontinuity, "the buffer hit its limit and shed \(dropped) frames",
-                        ["dropped_frames": .int(Int64(dropped)), "gap_ms": .int(removed.milliseconds)])
-                }
+            newestReceived = max(newestReceived ?? packet.dts, packet.dts)
+            // Waiting to read from elsewhere (a jump by the index): what still comes from here is not wanted.
+            guard jumpTo == nil else { return }
+            if let resume = resumeAfter, let newest = packet.kind == .video ? resume.video : resume.audio,
+                packet.dts <= newest
+            {
+                return
             }
+            if packet.kind == .video { newestVideo = max(newestVideo ?? packet.dts, packet.dts) }
+            if packet.kind == .audio { newestAudio = max(newestAudio ?? packet.dts, packet.dts) }
+            if let filter = seek, onDemand, jumpTo == nil, let entry = indexEntry(at: filter.target),
+                Double(entry.time * 1000) > Double(packet.dts.milliseconds) + Self.jumpThreshold.seconds * 1000
+            {
+                // The sequence headers have been read; the rest up to the target need not be.
+                jumpTo = entry.position
+                return
+            }
+            if seek != nil, !onDemand {
+                seek = nil
+                report(.seekDone, "a live stream plays from now: seeking is for media on demand", ["ignored": .bool(true)])
+            }
+            let admitted: [EncodedPacket]
+            if var filter = seek {
+                admitted = filter.admit(packet)
+                seek = filter.isDone ? nil : filter
+                if filter.isDone, let first = admitted.first {
+                    report(
+                        .seekDone, "playing from \(first.dts.milliseconds) ms",
+                        ["position_ms": .int(first.dts.milliseconds), "target_ms": .int(filter.target.milliseconds)])
+                }
+            } else {
+                admitted = [packet]
+            }
+            for packet in admitted { receive(packet) }
         case .videoConfiguration(let video):
             let changed = video != videoConfiguration
             videoConfiguration = video
@@ -643,6 +854,8 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             guard configuration.decodes, changed else { return }
             if audioDecoder == nil { openAudioDecoder(audio) } else { audioChanges.schedule(audio) }
         case .metadata(let metadata):
+            if let duration = metadata.duration, duration.isFinite, duration > 0 { mediaDuration = duration }
+            if seeksByOffset, keyframeIndex.isEmpty { keyframeIndex = metadata.keyframeIndex }
             expectsVideo = expectsVideo || metadata.videoCodecID != nil
             // Metadata is trusted to mean it; the FLV header's video flag is often set on audio-only streams.
             if metadata.videoCodecID != nil { engine.expectsVideo = true }
@@ -665,13 +878,99 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             report(
                 .getMessage, message.name,
                 ["EVT_GET_MSG": .string(String(describing: message.arguments)), "source": .string("script")])
+        case .warning(let warning) where readsMidFile && warning.code == .missingConfiguration:
+            break
         case .warning(let warning):
             logger.warning("FLV: \(warning)")
+            if let summary = demuxWarnings.record(warning.code.rawValue, at: elapsed) {
+                var parameters: [String: PlayEventValue] = [
+                    "reason": .string(warning.code.rawValue), "count": .int(Int64(summary.count)),
+                    "suppressed": .int(Int64(summary.suppressed)),
+                ]
+                if let offset = warning.offset { parameters["offset"] = .int(Int64(offset)) }
+                report(.malformedData, "the stream has malformed data: \(warning.message)", parameters)
+            }
         case .header(let header):
             expectsVideo = expectsVideo || header.hasVideo
         case .endOfSequence:
             break
         }
+    }
+
+    /// Hands a packet to the jitter buffer.
+    private func receive(_ packet: EncodedPacket) {
+        for action in engine.receive(packet, at: elapsed) {
+            if case .skipped(let removed, let dropped) = action {
+                report(
+                    .videoDiscontinuity, "the buffer hit its limit and shed \(dropped) frames",
+                    ["dropped_frames": .int(Int64(dropped)), "gap_ms": .int(removed.milliseconds)])
+            }
+        }
+    }
+
+    // MARK: - Media on demand
+
+    /// Position from the start of the media, in seconds (`EVT_PLAY_PROGRESS`).
+    private var progressSeconds: Double {
+        guard let position = engine.position else { return 0 }
+        return Double(max(0, position.milliseconds - timelineOffset)) / 1000
+    }
+
+    /// Carries out a seek asked for through ``control``; returns how to read on when the source must be
+    /// read again: from its start (the target is before what has arrived), or from the keyframe a file's
+    /// index points to (far ahead or back).
+    private func applySeek() -> LoopExit? {
+        guard let target = control.takeSeek() else { return nil }
+        guard onDemand || !everConnected else {
+            logger.debug("seek ignored: live stream")
+            return nil
+        }
+        let media = MediaTimestamp(milliseconds: target.milliseconds + timelineOffset)
+        let parameters = engine.parameters
+        engine = PlaybackEngine(parameters: parameters, limits: configuration.bufferLimits)
+        engine.expectsVideo = videoConfiguration != nil || expectsVideo
+        presenter.reset()
+        videoDecoder?.reset()
+        audioDecoder?.reset()
+        seek = SeekFilter(target: media)
+        drain = nil
+        ending = nil
+        videoDrained = false
+        videoBoundary = nil
+        resumeAfter = nil
+        transportFinished = false
+        hasBegun = false
+        lastProgress = nil
+        report(.seekStarted, "seeking to \(target.milliseconds) ms", ["target_ms": .int(target.milliseconds)])
+        let behind = newestReceived.map { media <= $0 } ?? false
+        let farAhead = newestReceived.map { $0 + Self.jumpThreshold.milliseconds < media } ?? false
+        if let entry = indexEntry(at: media), entry.position > 0, behind || farAhead {
+            return readAgain(from: entry.position)
+        }
+        return behind ? readAgain(from: nil) : nil
+    }
+
+    /// Forgets where reading had got to, for a new read from `offset` (`nil`: the start).
+    private func readAgain(from offset: Int64?) -> LoopExit {
+        transportFinished = false
+        ending = nil
+        engine.inputEnded = false
+        drain = nil
+        videoDrained = false
+        newestReceived = nil
+        newestVideo = nil
+        newestAudio = nil
+        stitcher = TimelineStitcher()
+        return offset.map { .readFrom($0) } ?? .readAgain
+    }
+
+    /// A seek reads on rather than jumping by byte offset when the target is this close ahead.
+    static var jumpThreshold: Duration { .seconds(2) }
+
+    /// The index entry of the keyframe at or before `target`, when the source can start there.
+    private func indexEntry(at target: MediaTimestamp) -> KeyframePosition? {
+        guard seeksByOffset else { return nil }
+        return keyframeIndex.last { $0.time * 1000 <= Double(target.milliseconds) }
     }
 
     /// `PLAY_EVT_GET_MESSAGE` for user-data SEI messages carried in the video (with `enableMessage`).
@@ -708,6 +1007,11 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     private func decode(_ packet: EncodedPacket) {
         switch packet.kind {
         case .video:
+            if let boundary = videoBoundary, packet.dts > boundary {
+                // The first packet of the next connection: the last one's held-back pictures come out first.
+                videoBoundary = nil
+                flushVideo()
+            }
             if let change = videoChanges.due(at: packet.dts), change != videoDecoder?.configuration {
                 // Where the stream changed: what the old decoder holds is shown first.
                 flushVideo()

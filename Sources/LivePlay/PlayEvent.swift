@@ -18,9 +18,11 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
 
     /// Errors are negative; the player stops after one.
     public var isError: Bool { rawValue < 0 }
-    /// Warnings are 2101–2199 and 3001–3099; 9001–9099 are liveplay's own informational events, −9001…−9099
-    /// its own errors.
-    public var isWarning: Bool { (2101...2199).contains(rawValue) || (3001...3099).contains(rawValue) }
+    /// Warnings are 2101–2199 and 3001–3099, and liveplay's own 9101–9199; 9001–9099 are liveplay's own
+    /// informational events, −9001…−9099 its own errors.
+    public var isWarning: Bool {
+        (2101...2199).contains(rawValue) || (3001...3099).contains(rawValue) || (9101...9199).contains(rawValue)
+    }
 
     public static let connectSucceeded = PlayEventCode(2001, "PLAY_EVT_CONNECT_SUCC")
     public static let rtmpStreamBegin = PlayEventCode(2002, "PLAY_EVT_RTMP_STREAM_BEGIN")
@@ -63,6 +65,11 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
     public static let sessionSummary = PlayEventCode(9006, "LIVEPLAY_EVT_SESSION_SUMMARY")
     public static let paused = PlayEventCode(9007, "LIVEPLAY_EVT_PAUSED")
     public static let resumed = PlayEventCode(9008, "LIVEPLAY_EVT_RESUMED")
+    public static let seekStarted = PlayEventCode(9009, "LIVEPLAY_EVT_SEEK_START")
+    public static let seekDone = PlayEventCode(9010, "LIVEPLAY_EVT_SEEK_DONE")
+    /// liveplay's own warning: the stream carries malformed data the demuxer skipped (a lying PreviousTagSize,
+    /// an oversized tag, bad script data), reported at most once per kind every 10 s with counts.
+    public static let malformedData = PlayEventCode(9101, "LIVEPLAY_WARNING_MALFORMED_DATA")
 
     /// Every code liveplay can emit (not 2106: it decodes in software).
     public static let known: [PlayEventCode] = [
@@ -71,7 +78,7 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
         receiveDataLag, videoPlayLag, videoDiscontinuity, dnsFailed, serverConnectFailed,
         handshakeFailed, serverDisconnected, readWriteFailed, networkDisconnected, fileNotFound, hevcDecodeFailed,
         serverRefused, catchUpStarted, catchUpEnded, catchUpSkip, latencyChanged, listenerOverflow, sessionSummary,
-        paused, resumed, unplayable,
+        paused, resumed, unplayable, seekStarted, seekDone, malformedData,
     ]
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 public import LivePlayBuffering
+public import LivePlayDecode
 
 /// Changes a playing session from any task or thread; the play loop applies the change on its next turn
 /// (within one tick) and reports it as `LIVEPLAY_EVT_LATENCY_CHANGED` (9004).
@@ -7,6 +8,14 @@ public final class PlaybackControl: @unchecked Sendable {
     private let lock = NSLock()
     private var pendingLatency: LatencyParameters?
     private var pendingPause: Bool?
+    private var pendingSeek: Duration?
+    private var pendingVideoSink: SinkChange<any VideoSink>?
+    private var pendingAudioSink: SinkChange<any AudioSink>?
+    private var storedVolume = 100
+    private var storedMute = false
+    private var storedRenderMode = RenderMode.fillEdge
+    private var storedRotation = RenderRotation.rotation0
+    private var storedLastPicture: VideoFrame?
 
     public init() {}
 
@@ -28,6 +37,69 @@ public final class PlaybackControl: @unchecked Sendable {
     /// Resumes at the newest media (live `resume`), reported as `LIVEPLAY_EVT_RESUMED` then `PLAY_BEGIN`.
     public func resume() {
         lock.withLock { pendingPause = false }
+    }
+
+    /// Moves media on demand to `position` (from the start of the media): playback goes on from the keyframe
+    /// at or before it (`LIVEPLAY_EVT_SEEK`, 9009). A live stream ignores it.
+    public func seek(to position: Duration) {
+        lock.withLock { pendingSeek = max(.zero, position) }
+    }
+
+    /// Replaces where pictures go while playing (`nil`: nowhere); the next picture goes to the new sink.
+    public func setVideoSink(_ sink: (any VideoSink)?) {
+        lock.withLock { pendingVideoSink = SinkChange(sink: sink) }
+    }
+
+    /// Replaces where sound goes while playing (`nil`: nowhere).
+    public func setAudioSink(_ sink: (any AudioSink)?) {
+        lock.withLock { pendingAudioSink = SinkChange(sink: sink) }
+    }
+
+    /// TXLivePlayer's `setVolume`: 0…100 (clamped), applied with a 10 ms ramp.
+    public func setVolume(_ volume: Int) {
+        lock.withLock { storedVolume = min(100, max(0, volume)) }
+    }
+
+    /// TXLivePlayer's `setMute`: silence without forgetting the volume.
+    public func setMute(_ muted: Bool) {
+        lock.withLock { storedMute = muted }
+    }
+
+    /// TXLivePlayer's `setRenderMode` / `setRenderRotation`: carried to sinks in each ``FrameTiming``.
+    public func setRenderMode(_ mode: RenderMode) {
+        lock.withLock { storedRenderMode = mode }
+    }
+
+    public func setRenderRotation(_ rotation: RenderRotation) {
+        lock.withLock { storedRotation = rotation }
+    }
+
+    /// The last picture shown, shared with libavcodec's buffers (no copy): TXLivePlayer's `snapshot`.
+    public var lastPicture: VideoFrame? { lock.withLock { storedLastPicture } }
+
+    func recordShown(_ picture: VideoFrame) {
+        lock.withLock { storedLastPicture = picture }
+    }
+
+    /// What the presenter should apply now: gain, render mode, rotation, and any sink replacements.
+    func takePresentation() -> Presentation {
+        lock.withLock {
+            defer {
+                pendingVideoSink = nil
+                pendingAudioSink = nil
+            }
+            return Presentation(
+                gain: storedMute ? 0 : Float(storedVolume) / 100, renderMode: storedRenderMode,
+                rotation: storedRotation, videoSink: pendingVideoSink, audioSink: pendingAudioSink)
+        }
+    }
+
+    /// The seek asked for since the last call, if any.
+    func takeSeek() -> Duration? {
+        lock.withLock {
+            defer { pendingSeek = nil }
+            return pendingSeek
+        }
     }
 
     /// `true` to pause, `false` to resume, `nil` when neither was asked for since the last call.
@@ -53,4 +125,18 @@ extension LatencyMode {
         guard let mode = Self.allCases.first(where: { LatencyParameters.preset($0) == parameters }) else { return nil }
         self = mode
     }
+}
+
+/// A sink replacement asked for (its `sink` may be `nil`: none).
+struct SinkChange<Sink> {
+    var sink: Sink?
+}
+
+/// What ``PlaybackControl`` asks of the presenter on a turn of the play loop.
+struct Presentation {
+    var gain: Float
+    var renderMode: RenderMode
+    var rotation: RenderRotation
+    var videoSink: SinkChange<any VideoSink>?
+    var audioSink: SinkChange<any AudioSink>?
 }

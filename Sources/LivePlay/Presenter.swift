@@ -14,9 +14,22 @@ final class Presenter {
     static let audioLead = Duration.milliseconds(120)
     /// Audio later than this behind the clock is dropped rather than played out of sync.
     static let audioTolerance = Duration.milliseconds(40)
+    /// A picture this far behind the clock is stale (a decoder released it late, after an error): dropped
+    /// and counted, never shown out of time. Far above a late tick, so only such pictures are.
+    static let staleVideo = Duration.milliseconds(250)
 
-    let videoSink: (any VideoSink)?
-    let audioSink: (any AudioSink)?
+    /// Replaceable while playing (``PlaybackControl``); a new sink starts with the next picture or sound.
+    var videoSink: (any VideoSink)?
+    var audioSink: (any AudioSink)?
+    /// Gain for the sound, 0…1 (TXLivePlayer's `setVolume` / `setMute`); reached by a short ramp, never a
+    /// step, so a change makes no click.
+    var volume: Float = 1
+    private var gain: Float = 1
+    private var playedAudio = false
+    var renderMode = RenderMode.fillEdge
+    var rotation = RenderRotation.rotation0
+    /// The last picture shown (``LivePlayer/snapshot()``).
+    private(set) var lastShown: VideoFrame?
     private var video = PresentationQueue<VideoFrame>(capacity: 16)
     private var audio = PresentationQueue<AudioFrame>(capacity: 64)
     private var stretcher: AudioTimeStretcher?
@@ -36,6 +49,36 @@ final class Presenter {
     /// Video frames dropped: late, or over the queue's bound.
     var droppedVideoFrames: Int { video.droppedFrames }
     var queuedVideoFrames: Int { video.count }
+    var queuedAudioFrames: Int { audio.count }
+
+    /// Scales by ``volume``, moving the gain there linearly over 10 ms (a step would click).
+    private func applyVolume(to samples: inout [Float], channels: Int, sampleRate: Int) {
+        // The first sound starts at the volume set: a ramp is for changes while it plays.
+        if !playedAudio {
+            gain = volume
+            playedAudio = true
+        }
+        guard gain != 1 || volume != 1 else { return }
+        let step = 1 / Float(max(1, sampleRate / 100))
+        let frames = samples.count / max(1, channels)
+        for index in 0..<frames {
+            if gain < volume {
+                gain = min(volume, gain + step)
+            } else if gain > volume {
+                gain = max(volume, gain - step)
+            }
+            for channel in 0..<channels { samples[index * channels + channel] *= gain }
+        }
+    }
+
+    /// Forgets every frame waiting (a seek): what is decoded next starts a new stretch of the timeline.
+    func reset() {
+        video.removeAll()
+        audio.removeAll()
+        stretcher = nil
+        audioEnd = nil
+        posterPTS = nil
+    }
 
     /// The stream time of the sound handed over since the last call, if any.
     func takeLastPlayedAudio() -> MediaTimestamp? {
@@ -78,7 +121,7 @@ final class Presenter {
     /// Returns the picture shown, if any.
     func present(at position: MediaTimestamp, rate: Double) -> VideoFrame? {
         presentAudio(at: position, rate: rate)
-        guard let due = video.nextDue(at: position) else { return nil }
+        guard let due = video.nextDue(at: position, lateBy: Self.staleVideo) else { return nil }
         return show(due.frame, pts: due.pts, position: position, rate: rate, droppedBefore: due.skipped)
     }
 
@@ -86,8 +129,12 @@ final class Presenter {
         _ frame: VideoFrame, pts: MediaTimestamp, position: MediaTimestamp, rate: Double, droppedBefore: Int
     ) -> VideoFrame {
         framesShown += 1
+        lastShown = frame
         videoSink?.present(
-            frame, timing: FrameTiming(pts: pts, position: position, rate: rate, droppedBefore: droppedBefore))
+            frame,
+            timing: FrameTiming(
+                pts: pts, position: position, rate: rate, droppedBefore: droppedBefore, renderMode: renderMode,
+                rotation: rotation))
         return frame
     }
 
@@ -126,9 +173,10 @@ final class Presenter {
         guard var stretcher else { return }
         let held = stretcher.latency
         stretcher.rate = rate
-        let samples = stretcher.process(frame.interleavedFloat32())
+        var samples = stretcher.process(frame.interleavedFloat32())
         self.stretcher = stretcher
         guard !samples.isEmpty else { return }
+        applyVolume(to: &samples, channels: frame.channels, sampleRate: frame.sampleRate)
         lastPlayedAudio = pts
         sink.play(
             AudioSamples(

@@ -31,12 +31,21 @@ public struct FrameTiming: Sendable, Hashable {
     public var rate: Double
     /// Late frames dropped just before this one (a slow tick or decode).
     public var droppedBefore: Int
+    /// How the player is asked to render now (TXLivePlayer's `setRenderMode` / `setRenderRotation`), for a
+    /// sink that draws: the player itself never scales or rotates the frame.
+    public var renderMode: RenderMode
+    public var rotation: RenderRotation
 
-    public init(pts: MediaTimestamp, position: MediaTimestamp, rate: Double, droppedBefore: Int) {
+    public init(
+        pts: MediaTimestamp, position: MediaTimestamp, rate: Double, droppedBefore: Int,
+        renderMode: RenderMode = .fillEdge, rotation: RenderRotation = .rotation0
+    ) {
         self.pts = pts
         self.position = position
         self.rate = rate
         self.droppedBefore = droppedBefore
+        self.renderMode = renderMode
+        self.rotation = rotation
     }
 }
 

@@ -15,6 +15,7 @@ final class TransportHandoff<Element: Sendable>: @unchecked Sendable {
     private var doorbell: CheckedContinuation<Void, Never>?
     private var closed = false
     private var abort: TransportErrorBox?
+    private var restart = false
 
     init(capacity: Int) {
         self.capacity = capacity
@@ -69,6 +70,30 @@ final class TransportHandoff<Element: Sendable>: @unchecked Sendable {
         }
         for sender in waiting { sender.resume() }
         return taken
+    }
+
+    /// The oldest item queued, if any: for a receiver that takes only what it has room for.
+    func takeFirst() -> Element? {
+        let (taken, waiting): (Element?, [CheckedContinuation<Void, Never>]) = lock.withLock {
+            guard !items.isEmpty else { return (nil, []) }
+            defer { senders.removeAll() }
+            return (items.removeFirst(), senders)
+        }
+        for sender in waiting { sender.resume() }
+        return taken
+    }
+
+    /// Asks the transport to start a new connection at once, outside its reconnect policy (a seek back).
+    func requestRestart() {
+        lock.withLock { restart = true }
+    }
+
+    /// Whether a restart was asked for, once.
+    func restartRequest() -> Bool {
+        lock.withLock {
+            defer { restart = false }
+            return restart
+        }
     }
 
     /// Waits until an item is queued or `sleep` returns (the caller's clock), whichever is first.

@@ -50,6 +50,11 @@ public struct JitterBuffer: Sendable {
 
     /// What is held by kind: video packets, and audio as the span of its timestamps. A scan: for the
     /// once-per-second status, not for every packet.
+    /// Whether any video packet is held.
+    public var holdsVideo: Bool {
+        packets[head...].contains { $0.kind == .video }
+    }
+
     public var content: (videoPackets: Int, audioDuration: Duration) {
         var videoPackets = 0
         var firstAudio: MediaTimestamp?

@@ -76,6 +76,12 @@ public struct LatencyParameters: Sendable, Hashable {
         }
     }
 
+    /// Media on demand (a file, an HTTP response with a length): a fixed 1 s start-up cache, played at 1.0×
+    /// and never skipped, however far ahead the reading gets (the player bounds that by reading less).
+    public static let onDemand = LatencyParameters(
+        autoAdjustCacheTime: false, cacheTime: .seconds(1), minAutoAdjustCacheTime: .seconds(1),
+        maxAutoAdjustCacheTime: .seconds(1), skipExcess: .seconds(365 * 86_400))
+
     /// A fixed cache of `cacheTime`, played like smooth (for comparisons).
     public static func fixed(_ cacheTime: Duration) -> LatencyParameters {
         LatencyParameters(

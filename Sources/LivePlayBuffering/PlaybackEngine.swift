@@ -55,6 +55,9 @@ public struct PlaybackEngine: Sendable {
     /// instead of starting on audio, until `videoWaitLimit` of audio is buffered (then it starts without).
     public var expectsVideo = false
     public var videoWaitLimit = Duration.seconds(5)
+    /// No more media will arrive (the file or the stream ended): what is buffered plays without waiting for
+    /// the resume level.
+    public var inputEnded = false
     /// The latency the controller steers to (fixed `cacheTime`, or adaptive within [min, max]).
     public private(set) var target: Duration
     private var lastAdvance: Duration?
@@ -139,12 +142,12 @@ public struct PlaybackEngine: Sendable {
             // An audio-only stream starts once audio is buffered to the resume level; one that announced video
             // waits for its first keyframe (a server without a GOP cache sends audio until then), within limits.
             let audioNeeded = expectsVideo ? max(resumeLevel, videoWaitLimit) : resumeLevel
-            if !sawVideo, buffer.duration >= audioNeeded, position != nil {
+            if !sawVideo, buffer.duration >= audioNeeded || inputEnded, position != nil {
                 state = .loading
             }
         case .loading:
             skipGap()
-            if bufferLatency >= resumeLevel || (buffer.duration >= resumeLevel) {
+            if bufferLatency >= resumeLevel || buffer.duration >= resumeLevel || (inputEnded && !buffer.isEmpty) {
                 // Far behind after a stall (an outage's burst): jump while the picture is frozen anyway,
                 // so playback resumes near the target instead of visibly skipping just after it resumed.
                 // Half the target may be kept: the keyframe that would leave all of it is often still arriving.
@@ -189,9 +192,14 @@ public struct PlaybackEngine: Sendable {
 
     /// Resumes a live stream at the newest media that still leaves the cache buffered (TXLivePlayer's live
     /// `resume` jumps to the newest data): whole GOPs are skipped, then playback begins once loaded.
-    public mutating func resume() -> [PlaybackAction] {
+    /// Media on demand (`jumpsToNewest` false) resumes where it paused.
+    public mutating func resume(jumpsToNewest: Bool = true) -> [PlaybackAction] {
         guard isPaused else { return [] }
         isPaused = false
+        guard jumpsToNewest else {
+            lastAdvance = nil
+            return []
+        }
         var actions: [PlaybackAction] = []
         let before = buffer.droppedVideoFrames
         let removed = buffer.skip(keeping: resumeLevel)

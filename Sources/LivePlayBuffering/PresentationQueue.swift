@@ -14,6 +14,8 @@ public struct PresentationQueue<Frame: Sendable>: Sendable {
     private var head = 0
     /// Frames dropped so far: late, over capacity, or cleared.
     public private(set) var droppedFrames = 0
+    /// Stale frames dropped since the last one returned by ``nextDue(at:lateBy:)``.
+    private var staleDropped = 0
 
     public init(capacity: Int) {
         precondition(capacity > 0, "a presentation queue holds at least one frame")
@@ -38,7 +40,13 @@ public struct PresentationQueue<Frame: Sendable>: Sendable {
     }
 
     /// The newest frame due at `position`, and how many older due frames it replaces (dropped as late).
-    public mutating func nextDue(at position: MediaTimestamp) -> (frame: Frame, pts: MediaTimestamp, skipped: Int)? {
+    ///
+    /// - Parameter tolerance: a newest frame further behind `position` than this is stale (a decoder that
+    ///   released old pictures late, after an error): it is dropped too, not shown out of time, and counted
+    ///   in the `skipped` of the next frame returned.
+    public mutating func nextDue(
+        at position: MediaTimestamp, lateBy tolerance: Duration? = nil
+    ) -> (frame: Frame, pts: MediaTimestamp, skipped: Int)? {
         var newest: Int?
         var index = head
         while index < entries.count, entries[index].pts <= position {
@@ -46,11 +54,17 @@ public struct PresentationQueue<Frame: Sendable>: Sendable {
             index += 1
         }
         guard let newest else { return nil }
-        let skipped = newest - head
-        droppedFrames += skipped
+        let skipped = newest - head + staleDropped
+        droppedFrames += newest - head
         let entry = entries[newest]
         head = newest + 1
         compact()
+        if let tolerance, position - entry.pts > tolerance {
+            droppedFrames += 1
+            staleDropped = skipped + 1
+            return nil
+        }
+        staleDropped = 0
         return (entry.frame, entry.pts, skipped)
     }
 

@@ -51,7 +51,9 @@ final class PacketDecoder {
         switch try session.receive() {
         case .needsInput: return .needsInput
         case .drained:
+            // Drained (end of a connection, a configuration change): ready for new input from a keyframe.
             session.reset()
+            awaitingKeyframe = gatesOnKeyframes
             return .drained
         case .frame:
             if session.frameIsCorrupt {
@@ -67,6 +69,12 @@ final class PacketDecoder {
     }
 
     var presentationTime: MediaTimestamp { session.framePresentationTime }
+
+    /// Discards everything inside without output (a seek); the next packet used is a keyframe.
+    func reset() {
+        session.reset()
+        awaitingKeyframe = gatesOnKeyframes
+    }
 
     func drain() throws(DecodeError) {
         try session.sendEndOfStream()
@@ -178,9 +186,15 @@ public final class VideoDecoder {
         decoder.decode(packet, VideoFrame.init)
     }
 
-    /// Drains the frames still inside (end of stream, or before a configuration change).
+    /// Drains the frames still inside (end of stream, a lost connection, a configuration change); the
+    /// decoder then takes new input from a keyframe.
     public func flush() -> DecodeOutput<VideoFrame> {
         decoder.flush(VideoFrame.init)
+    }
+
+    /// Discards the frames inside without output (a seek); the decoder then waits for a keyframe.
+    public func reset() {
+        decoder.reset()
     }
 }
 
@@ -218,5 +232,10 @@ public final class AudioDecoder {
 
     public func flush() -> DecodeOutput<AudioFrame> {
         decoder.flush(AudioFrame.init)
+    }
+
+    /// Discards the sound inside without output (a seek).
+    public func reset() {
+        decoder.reset()
     }
 }

@@ -44,6 +44,41 @@ public struct VideoFrame: Sendable {
         pixelFormat = av_get_pix_fmt_name(AVPixelFormat(frame.format)).map { String(cString: $0) } ?? "unknown"
     }
 
+    /// One plane of the picture in libavcodec's own buffer (no copy): `rows` rows of `stride` bytes each, of
+    /// which the first `rowBytes` are pixels and the rest padding.
+    public struct Plane {
+        public let bytes: UnsafeRawBufferPointer
+        public let stride: Int
+        public let rowBytes: Int
+        public let rows: Int
+    }
+
+    /// Calls `body` with the picture's planes as libavcodec decoded them (Y, U, V for `yuv420p`; Y, UV for
+    /// `nv12`): what a renderer uploads, with no copy. The pointers are valid only during the call.
+    public func withPlanes<Result>(_ body: ([Plane]) throws -> Result) rethrows -> Result {
+        let frame = buffer.frame
+        let format = AVPixelFormat(frame.pointee.format)
+        let count = Int(max(0, av_pix_fmt_count_planes(format)))
+        var rowBytes = [Int32](repeating: 0, count: 4)
+        _ = av_image_fill_linesizes(&rowBytes, format, frame.pointee.width)
+        let chromaShift = Int(av_pix_fmt_desc_get(format)?.pointee.log2_chroma_h ?? 0)
+        let height = Int(frame.pointee.height)
+        let strides = withUnsafeBytes(of: frame.pointee.linesize) { Array($0.bindMemory(to: Int32.self)) }
+        let data = withUnsafeBytes(of: frame.pointee.data) { Array($0.bindMemory(to: UnsafeMutablePointer<UInt8>?.self)) }
+        var planes: [Plane] = []
+        for index in 0..<min(count, 4) {
+            guard let base = data[index], strides[index] > 0 else { continue }
+            // Chroma planes (1 and 2) have fewer rows in subsampled formats; alpha (3) has all of them.
+            let rows = index == 1 || index == 2 ? (height + (1 << chromaShift) - 1) >> chromaShift : height
+            let stride = Int(strides[index])
+            planes.append(
+                Plane(
+                    bytes: UnsafeRawBufferPointer(start: base, count: stride * rows), stride: stride,
+                    rowBytes: Int(rowBytes[index]), rows: rows))
+        }
+        return try withExtendedLifetime(buffer) { try body(planes) }
+    }
+
     /// Bytes of the picture with planes packed and no row padding (ffmpeg's `rawvideo` layout).
     public var packedSize: Int {
         let frame = buffer.frame.pointee

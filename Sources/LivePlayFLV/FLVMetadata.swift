@@ -20,6 +20,10 @@ public struct FLVMetadata: Sendable, Hashable {
     public var stereo: Bool?
     public var encoder: String?
     public var fileSize: Double?
+    /// The `keyframes` object some muxers write (ffmpeg's `-flvflags add_keyframe_index`, yamdi,
+    /// flvtool2): where each keyframe's tag starts in the file, for seeking by byte range. Entries whose time
+    /// or position is not a finite, non-negative number within range are left out; sorted by time.
+    public var keyframeIndex: [KeyframePosition]
     /// Every property in wire order.
     public var values: [AMF0Property]
 
@@ -40,7 +44,21 @@ public struct FLVMetadata: Sendable, Hashable {
         stereo = values.first { $0.key == "stereo" }?.value.booleanValue
         encoder = values.first { $0.key == "encoder" }?.value.stringValue
         videoCodecID = Self.codecID(values.first { $0.key == "videocodecid" }?.value)
+        keyframeIndex = Self.keyframeIndex(values.first { $0.key == "keyframes" }?.value)
         audioCodecID = Self.codecID(values.first { $0.key == "audiocodecid" }?.value)
+    }
+
+    private static func keyframeIndex(_ value: AMF0Value?) -> [KeyframePosition] {
+        guard case .strictArray(let times)? = value?["times"], case .strictArray(let positions)? = value?["filepositions"]
+        else { return [] }
+        let index = zip(times, positions).compactMap { time, position -> KeyframePosition? in
+            // Bounded before converting: a position beyond Int64 would trap.
+            guard let time = time.numberValue, let position = position.numberValue, time.isFinite, time >= 0,
+                position >= 0, position < 9.0e18
+            else { return nil }
+            return KeyframePosition(time: time, position: Int64(position))
+        }
+        return index.sorted { $0.time < $1.time }
     }
 
     /// A codec id sent as a number, or as a FourCC string (`"hvc1"`), as a number.
@@ -97,4 +115,15 @@ public enum FLVElement: Sendable, Hashable {
     case endOfSequence(MediaKind)
     /// A recoverable problem; demuxing goes on.
     case warning(FLVError)
+}
+
+/// One entry of a file's keyframe index: a keyframe's time (seconds) and the byte offset of its tag.
+public struct KeyframePosition: Sendable, Hashable {
+    public var time: Double
+    public var position: Int64
+
+    public init(time: Double, position: Int64) {
+        self.time = time
+        self.position = position
+    }
 }

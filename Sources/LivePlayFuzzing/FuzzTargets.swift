@@ -199,8 +199,25 @@ public enum FuzzTargets {
     /// The targets by name, as `fuzz/run` and the regression test know them.
     public static let all: [String: @Sendable ([UInt8]) -> String?] = [
         "FuzzFLV": flvDemuxer, "FuzzAMF": amf0, "FuzzCodecConfiguration": codecConfiguration,
-        "FuzzRTMP": rtmpMessages, "FuzzHTTPFLV": httpFLVResponse,
+        "FuzzRTMP": rtmpMessages, "FuzzHTTPFLV": httpFLVResponse, "FuzzURL": streamAddress,
     ]
+
+    /// The stream URL check on any text a person could type (as UTF-8, invalid sequences repaired): a
+    /// clear error or an address whose port is in range and whose host and port, written back as a URL,
+    /// parse to the same address. No input may trap (an out-of-range port once did, in the HTTP path).
+    public static func streamAddress(_ input: [UInt8]) -> String? {
+        let text = String(decoding: input, as: UTF8.self)
+        guard let address = try? StreamAddress(parsing: text) else { return nil }
+        if address.scheme == .file { return address.host.isEmpty ? nil : "a file with a host: \(address)" }
+        guard (1...65535).contains(address.port), !address.host.isEmpty else { return "out of range: \(address)" }
+        let path = address.scheme == .rtmp || address.scheme == .rtmps ? "/app/stream" : "/"
+        let again = "\(address.scheme.rawValue)://\(address.hostAndPort)\(path)"
+        guard let reparsed = try? StreamAddress(parsing: again) else { return "\(again) no longer parses" }
+        guard reparsed.host == address.host, reparsed.port == address.port else {
+            return "\(again) parses to \(reparsed.hostAndPort), not \(address.hostAndPort)"
+        }
+        return nil
+    }
 
     enum Outcome: Hashable {
         case element(FLVElement)

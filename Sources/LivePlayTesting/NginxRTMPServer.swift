@@ -2,7 +2,9 @@ import Foundation
 
 /// Debian's nginx with libnginx-mod-rtmp on a free loopback port, configured in a temporary directory:
 /// `daemon off; master_process off;`, its pid file and error log in that directory, and one application,
-/// `live` with `live on`. Stopped by ``stop()`` or when released.
+/// `live` with `live on`. Stopped by ``stop()`` or when released. With `staticFiles`, it serves that
+/// directory over HTTP instead (`http://127.0.0.1:PORT/NAME`, with `Content-Length` and `Range`, as a
+/// CDN serves a file).
 ///
 /// nginx-rtmp, not a Swift stand-in, so tests see what a real server sends (its chunk size 4096, its
 /// StreamBegin and onStatus sequence, its end-of-stream messages).
@@ -32,11 +34,15 @@ public final class NginxRTMPServer: @unchecked Sendable {
     }
 
     /// Starts nginx and waits (up to `startTimeout`) until it accepts connections.
-    public init(startTimeout: Duration = .seconds(10)) throws {
+    public init(startTimeout: Duration = .seconds(10), staticFiles root: String? = nil) throws {
         if let reason = Self.unavailableReason { throw LoopbackError(reason) }
         port = try LoopbackPort.free()
         directory = NSTemporaryDirectory() + "liveplay-nginx-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let rtmp = "rtmp { server { listen 127.0.0.1:\(port); chunk_size 4096; application live { live on; } } }"
+        let listen = "listen 127.0.0.1:\(port);"
+        let log = "log_format ranges '$status $http_range'; access_log \(directory)/access.log ranges;"
+        let http = root.map { "http { \(log) types { video/x-flv flv; } server { \(listen) root \($0); } }" }
         let configuration = """
             load_module \(Self.modulePath!);
             daemon off;
@@ -44,15 +50,7 @@ public final class NginxRTMPServer: @unchecked Sendable {
             pid \(directory)/nginx.pid;
             error_log \(directory)/error.log info;
             events { worker_connections 64; }
-            rtmp {
-                server {
-                    listen 127.0.0.1:\(port);
-                    chunk_size 4096;
-                    application live {
-                        live on;
-                    }
-                }
-            }
+            \(http ?? rtmp)
 
             """
         try configuration.write(toFile: "\(directory)/nginx.conf", atomically: true, encoding: .utf8)
@@ -77,9 +75,19 @@ public final class NginxRTMPServer: @unchecked Sendable {
         stop()
     }
 
+    /// `http://127.0.0.1:PORT/NAME`, a file of the `staticFiles` directory.
+    public func fileURL(_ name: String) -> String {
+        "http://127.0.0.1:\(port)/\(name)"
+    }
+
     /// `rtmp://127.0.0.1:PORT/live/NAME`.
     public func url(stream name: String) -> String {
         "rtmp://127.0.0.1:\(port)/live/\(name)"
+    }
+
+    /// Serving files: one line per request, its status and `Range` header (`206 bytes=1234-`, `200 -`).
+    public var accessLog: String {
+        (try? String(contentsOfFile: "\(directory)/access.log", encoding: .utf8)) ?? ""
     }
 
     /// nginx's error log so far (connection and stream events at level `info`).

@@ -12,6 +12,9 @@ public enum TransportEvent: Sendable, Hashable {
     case handshakeDone
     /// The server started the stream (RTMP `NetStream.Play.Start` or StreamBegin).
     case streamBegin
+    /// The source is finite media on demand, not a live stream: a local file, or an HTTP response with a
+    /// `Content-Length` of `length` bytes. Reported once, before the first bytes.
+    case onDemand(length: Int64)
     /// FLV bytes, in order; the first chunk starts with the FLV header.
     case bytes([UInt8])
 }
@@ -32,7 +35,21 @@ public protocol ByteConnection: AnyObject {
 public protocol ByteSource: Sendable {
     /// A new, not yet started, connection attempt.
     func makeConnection() -> any ByteConnection
+
+    /// A connection that starts `offset` bytes into the media (HTTP `Range`, a file seek), at a tag that a
+    /// file's keyframe index points to. Its bytes start with an FLV header of their own, so the demuxer
+    /// reads on from that tag; a server that ignores the range sends the whole file, which reads as usual.
+    /// `nil` when the source cannot start anywhere but at its beginning (a live stream).
+    func makeConnection(startingAt offset: Int64) -> (any ByteConnection)?
 }
+
+extension ByteSource {
+    public func makeConnection(startingAt offset: Int64) -> (any ByteConnection)? { nil }
+}
+
+/// The FLV header and first PreviousTagSize a connection that starts mid-file puts before its bytes (audio
+/// and video flagged, as the sequence headers already seen say what there is).
+let resumedStreamHeader: [UInt8] = [0x46, 0x4C, 0x56, 0x01, 0x05, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00]
 
 /// Settings every network transport honours.
 public struct TransportOptions: Sendable, Hashable {
@@ -100,14 +117,19 @@ public enum StreamURL {
         case file
     }
 
-    /// `http(s)://…` is HTTP-FLV, `rtmp(s|t|e)://…` RTMP, a path or `file://` a local file.
+    /// `http(s)://…` is HTTP-FLV, `rtmp(s)://…` RTMP, a path or `file://` a local file. Every field is checked
+    /// first (``StreamAddress``): a malformed URL is ``TransportError/Code/invalidURL``, never a trap later.
     public static func kind(of url: String) throws(TransportError) -> Kind {
-        let lower = url.lowercased()
-        if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return .httpFLV }
-        if ["rtmp://", "rtmps://", "rtmpt://", "rtmpe://", "rtmpte://"].contains(where: lower.hasPrefix) {
-            return .rtmp
+        let address: StreamAddress
+        do {
+            address = try StreamAddress(parsing: url)
+        } catch {
+            throw TransportError(.invalidURL, error.message)
         }
-        if lower.hasPrefix("file://") || !lower.contains("://") { return .file }
-        throw TransportError(.invalidURL, "unsupported URL scheme in \(Redaction.url(url))")
+        switch address.scheme {
+        case .http, .https: return .httpFLV
+        case .rtmp, .rtmps: return .rtmp
+        case .file: return .file
+        }
     }
 }

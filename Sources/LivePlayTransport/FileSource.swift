@@ -25,6 +25,15 @@ public final class FileSource {
         try? handle.close()
     }
 
+    /// Reading goes on `offset` bytes into the file.
+    public func seek(to offset: Int64) throws(TransportError) {
+        do {
+            try handle.seek(toOffset: UInt64(max(0, offset)))
+        } catch {
+            throw TransportError(.readFailed, "cannot seek in \(path)", detail: "\(error)")
+        }
+    }
+
     /// The next chunk, or `nil` at the end of the file.
     public func read() throws(TransportError) -> [UInt8]? {
         do {
@@ -33,5 +42,64 @@ public final class FileSource {
         } catch {
             throw TransportError(.readFailed, "reading \(path): \(error)")
         }
+    }
+}
+
+/// A local FLV file as a ``ByteSource``: media on demand, reported as ``TransportEvent/onDemand(length:)``
+/// and then read in chunks; the end of the file ends the stream by design. Reads block for the time a
+/// local disk takes, on the calling task's executor (the player's own thread, not the cooperative pool).
+public struct FileByteSource: ByteSource {
+    public let path: String
+    public let chunkSize: Int
+
+    public init(path: String, chunkSize: Int = 64 << 10) {
+        self.path = path
+        self.chunkSize = chunkSize
+    }
+
+    public func makeConnection() -> any ByteConnection {
+        FileConnection(path: path, chunkSize: chunkSize, offset: 0)
+    }
+
+    public func makeConnection(startingAt offset: Int64) -> (any ByteConnection)? {
+        FileConnection(path: path, chunkSize: chunkSize, offset: offset)
+    }
+}
+
+private final class FileConnection: ByteConnection {
+    private let path: String
+    private let chunkSize: Int
+    private let offset: Int64
+    private var file: FileSource?
+    private var finished = false
+    private var sentHeader = false
+
+    init(path: String, chunkSize: Int, offset: Int64) {
+        self.path = path
+        self.chunkSize = chunkSize
+        self.offset = offset
+    }
+
+    func next() async throws(TransportError) -> TransportEvent? {
+        guard !finished else { return nil }
+        guard let file else {
+            let opened = try FileSource(path: path, chunkSize: chunkSize)
+            if offset > 0 { try opened.seek(to: offset) }
+            file = opened
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? nil
+            return .onDemand(length: size ?? 0)
+        }
+        guard let chunk = try file.read() else {
+            finished = true
+            return nil
+        }
+        guard offset > 0, !sentHeader else { return .bytes(chunk) }
+        sentHeader = true
+        return .bytes(resumedStreamHeader + chunk)
+    }
+
+    func close() async {
+        finished = true
+        file = nil
     }
 }

@@ -44,7 +44,9 @@ public struct HTTPFLVSource: ByteSource {
         if options.allowsInsecureTLS { tls.certificateVerification = .none }
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: tls,
-            redirectConfiguration: .follow(max: 5, allowCycles: false),
+            // Redirects are followed by ``HTTPFLVConnection`` itself, each target checked first: AsyncHTTPClient
+            // traps on a redirect to an IP literal with a port over 65535 (a server could crash the player).
+            redirectConfiguration: .disallow,
             // No read timeout of AsyncHTTPClient's: bytes of an unfinished response head do not reset it, so
             // a trickled head would look like silence. The head is bounded by the handshake deadline, and
             // each body read races ``TransportOptions/noDataTimeout`` (``HTTPFLVConnection``).
@@ -58,13 +60,19 @@ public struct HTTPFLVSource: ByteSource {
     }
 
     public func makeConnection() -> any ByteConnection {
-        HTTPFLVConnection(source: self)
+        HTTPFLVConnection(source: self, offset: 0)
     }
 
-    fileprivate func request() -> HTTPClientRequest {
+    /// A request with `Range: bytes=OFFSET-` (media on demand, seeking by a file's keyframe index).
+    public func makeConnection(startingAt offset: Int64) -> (any ByteConnection)? {
+        HTTPFLVConnection(source: self, offset: offset)
+    }
+
+    fileprivate func request(_ url: String, offset: Int64) -> HTTPClientRequest {
         var request = HTTPClientRequest(url: url)
         request.method = .GET
         for field in options.headers { request.headers.add(name: field.name, value: field.value) }
+        if offset > 0 { request.headers.replaceOrAdd(name: "Range", value: "bytes=\(offset)-") }
         if !request.headers.contains(name: "User-Agent") { request.headers.add(name: "User-Agent", value: "liveplay") }
         return request
     }
@@ -81,13 +89,23 @@ private final class HTTPFLVConnection: ByteConnection {
     }
 
     private let source: HTTPFLVSource
+    /// Where in the file the request starts (`Range`), and whether the server honoured it (206): the body
+    /// then gets an FLV header of its own before its first byte.
+    private let offset: Int64
+    private var partial = false
     private var state = State.idle
     private var resolved = false
     /// Events decided together and handed out one per ``next()``.
     private var pending: [TransportEvent] = []
 
-    init(source: HTTPFLVSource) {
+    init(source: HTTPFLVSource, offset: Int64) {
         self.source = source
+        self.offset = offset
+    }
+
+    /// `host:port` of the URL asked for, for messages.
+    private var target: String {
+        (try? StreamAddress(parsing: source.url).hostAndPort) ?? "the server"
     }
 
     func next() async throws(TransportError) -> TransportEvent? {
@@ -106,13 +124,13 @@ private final class HTTPFLVConnection: ByteConnection {
                     iterator, within: source.options.noDataTimeout, sleep: source.sleep)
             } catch {
                 state = .finished
-                throw Self.map(error, connected: true)
+                throw Self.map(error, connected: true, target: target)
             }
             let iterator = advanced
             guard let chunk else {
                 state = .finished
                 if response.end == .finished { return nil }
-                throw TransportError(.serverClosed, "the server ended the live HTTP body after \(response.received) bytes")
+                throw TransportError(.serverClosed, "\(target) ended the live stream (after \(response.received) bytes)")
             }
             do throws(WireError) {
                 try response.receive(chunk.readableBytes)
@@ -121,6 +139,9 @@ private final class HTTPFLVConnection: ByteConnection {
                 throw TransportError(error)
             }
             state = .connected(iterator, response)
+            if partial, response.received == chunk.readableBytes {
+                return .bytes(resumedStreamHeader + Array(chunk.readableBytesView))
+            }
             return .bytes(Array(chunk.readableBytesView))
         case .finished:
             return nil
@@ -156,11 +177,13 @@ private final class HTTPFLVConnection: ByteConnection {
     /// Resolves the URL's host first, so the startup timeline shows DNS apart from the request and a
     /// name that does not resolve fails within ``TransportOptions/resolveTimeout``.
     private func resolve() async throws(TransportError) -> TransportEvent {
-        guard let url = URL(string: source.url), let host = url.host, !host.isEmpty else {
+        guard let address = try? StreamAddress(parsing: source.url), !address.host.isEmpty,
+            let port = UInt16(exactly: address.port)
+        else {
             state = .finished
-            throw TransportError(.invalidURL, "no host in \(Redaction.url(source.url))")
+            throw TransportError(.invalidURL, "\(Redaction.url(source.url)) is not a valid HTTP URL")
         }
-        let port = UInt16(clamping: url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80))
+        let host = address.host
         do throws(TransportError) {
             let addresses = try await SocketConnector.resolve(
                 host: host, port: port, timeout: source.options.resolveTimeout, resolver: SocketConnector.systemResolver)
@@ -172,17 +195,33 @@ private final class HTTPFLVConnection: ByteConnection {
     }
 
     private func open() async throws(TransportError) -> TransportEvent {
-        let request = source.request()
         let redacted = Redaction.url(source.url)
-        source.log.debug("HTTP-FLV request", metadata: ["url": "\(redacted)"])
-        let response: HTTPClientResponse
-        do {
-            response = try await source.httpClient.execute(
-                request, deadline: .now() + .nanoseconds(source.options.handshakeTimeout.nanoseconds),
-                logger: source.log)
-        } catch {
-            state = .finished
-            throw Self.map(error, connected: false)
+        let deadline = NIODeadline.now() + .nanoseconds(source.options.handshakeTimeout.nanoseconds)
+        var url = source.url
+        var visited: Set<String> = [url]
+        var response: HTTPClientResponse
+        while true {
+            source.log.debug("HTTP-FLV request", metadata: ["url": "\(Redaction.url(url))"])
+            do {
+                response = try await source.httpClient.execute(
+                    source.request(url, offset: offset), deadline: deadline, logger: source.log)
+            } catch {
+                state = .finished
+                throw Self.map(error, connected: false, target: target)
+            }
+            guard Self.redirectStatuses.contains(response.status.code),
+                let location = response.headers.first(name: "Location")
+            else { break }
+            let next: String?
+            do throws(TransportError) {
+                next = try Self.redirect(from: url, to: location, visited: &visited, target: target)
+            } catch {
+                state = .finished
+                throw error
+            }
+            // A target that is not a playable HTTP(S) URL is not followed: the 3xx is a failed response.
+            guard let next else { break }
+            url = next
         }
         let head: HTTPFLVResponse
         do throws(WireError) {
@@ -196,7 +235,30 @@ private final class HTTPFLVConnection: ByteConnection {
         }
         state = .connected(response.body.makeAsyncIterator(), head)
         pending.append(.handshakeDone)
-        return .connected(serverAddress: Self.serverAddress(response.url ?? URL(string: source.url)))
+        partial = offset > 0 && response.status.code == 206
+        if let length = head.expectedLength { pending.append(.onDemand(length: Int64(length) + (partial ? offset : 0))) }
+        return .connected(serverAddress: Self.serverAddress(URL(string: url)))
+    }
+
+    static let redirectStatuses: Set<UInt> = [301, 302, 303, 307, 308]
+    static let maximumRedirects = 5
+
+    /// Where a redirect leads, checked as the user's URL is before anything connects to it: an HTTP(S) URL
+    /// whose every field is valid (`nil` otherwise: not followed), not seen before in this chain, within
+    /// ``maximumRedirects``.
+    static func redirect(
+        from url: String, to location: String, visited: inout Set<String>, target: String
+    ) throws(TransportError) -> String? {
+        guard visited.count <= maximumRedirects else {
+            throw TransportError(.handshakeFailed, "\(target) redirected more than \(maximumRedirects) times")
+        }
+        guard let next = URL(string: location, relativeTo: URL(string: url))?.absoluteString,
+            let address = try? StreamAddress(parsing: next), address.scheme == .http || address.scheme == .https
+        else { return nil }
+        guard visited.insert(next).inserted else {
+            throw TransportError(.handshakeFailed, "\(target) redirected in a cycle")
+        }
+        return next
     }
 
     /// `host:port` of the URL that finally answered (after redirects).
@@ -206,48 +268,77 @@ private final class HTTPFLVConnection: ByteConnection {
         return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
-    /// Sorts AsyncHTTPClient's and SwiftNIO's errors into the stages TXLivePlayer reports.
-    static func map(_ error: any Error, connected: Bool) -> TransportError {
+    /// Sorts AsyncHTTPClient's and SwiftNIO's errors into the stages TXLivePlayer reports, each with a plain
+    /// sentence naming `target` (`host:port`) and the library's own text as the detail.
+    static func map(_ error: any Error, connected: Bool, target: String = "the server") -> TransportError {
         if let error = error as? TransportError { return error }
+        let detail = "\(error)"
+        func failure(_ code: TransportError.Code, _ message: String) -> TransportError {
+            TransportError(code, message, detail: detail)
+        }
         if let error = error as? HTTPClientError {
             switch error {
-            case .connectTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout:
-                return TransportError(.connectFailed, "\(error)")
+            case .connectTimeout, .getConnectionFromPoolTimeout:
+                return failure(.connectFailed, "no answer from \(target) within the connect timeout")
+            case .tlsHandshakeTimeout:
+                return failure(.connectFailed, "the TLS handshake with \(target) timed out")
             case .deadlineExceeded:
-                return TransportError(.handshakeFailed, "no HTTP response within the handshake deadline")
+                return failure(.handshakeFailed, "\(target) sent no HTTP response within the handshake deadline")
             case .readTimeout:
-                return TransportError(.noData, "no bytes within the no-data timeout")
+                return failure(.noData, "no bytes from \(target) within the no-data timeout")
             case .remoteConnectionClosed:
-                return TransportError(connected ? .serverClosed : .handshakeFailed, "the server closed the connection")
+                return failure(
+                    connected ? .serverClosed : .handshakeFailed,
+                    connected ? "\(target) closed the connection" : "\(target) closed the connection before answering")
             case .invalidURL, .emptyHost, .emptyScheme:
-                return TransportError(.invalidURL, "\(error)")
-            case .redirectLimitReached, .redirectCycleDetected:
-                return TransportError(.handshakeFailed, "\(error)")
+                return failure(.invalidURL, "the URL cannot be requested")
+            case .redirectLimitReached:
+                return failure(.handshakeFailed, "\(target) redirected more than 5 times")
+            case .redirectCycleDetected:
+                return failure(.handshakeFailed, "\(target) redirected in a cycle")
             default:
-                return TransportError(connected ? .readFailed : .connectFailed, "\(error)")
+                return failure(
+                    connected ? .readFailed : .connectFailed,
+                    connected ? "reading from \(target) failed" : "cannot connect to \(target)")
             }
         }
         if error is HTTPParserError {
             // Connected, but what came back is not HTTP: the handshake of this protocol failed.
-            return TransportError(connected ? .protocolViolation : .handshakeFailed, "not an HTTP response: \(error)")
+            return failure(
+                connected ? .protocolViolation : .handshakeFailed, "\(target) answered with something that is not HTTP")
         }
         if let error = error as? NIOConnectionError {
             let resolved = error.dnsAError == nil || error.dnsAAAAError == nil
             if !resolved && error.connectionErrors.isEmpty {
-                return TransportError(.dnsFailed, "cannot resolve \(error.host)")
+                return failure(.dnsFailed, "cannot resolve the host name \(error.host)")
             }
-            return TransportError(.connectFailed, "cannot connect to \(error.host):\(error.port)")
+            let refused = error.connectionErrors.contains { ($0.error as? IOError)?.errnoCode == ECONNREFUSED }
+            return failure(
+                .connectFailed,
+                refused ? "\(target) refused the connection" : "cannot connect to \(error.host):\(error.port)")
         }
         if error is SocketAddressError {
-            return TransportError(.dnsFailed, "\(error)")
+            return failure(.dnsFailed, "cannot resolve the host name of \(target)")
         }
         if error is NIOSSLError || error is BoringSSLError {
-            return TransportError(.connectFailed, "TLS: \(error)")
+            return failure(.connectFailed, "the TLS connection to \(target) failed (an untrusted certificate?)")
         }
         if case .connectTimeout = error as? ChannelError {
-            return TransportError(.connectFailed, "\(error)")
+            return failure(.connectFailed, "no answer from \(target) within the connect timeout")
         }
-        return TransportError(connected ? .readFailed : .connectFailed, "\(error)")
+        if let error = error as? IOError {
+            switch error.errnoCode {
+            case ECONNREFUSED: return failure(.connectFailed, "\(target) refused the connection")
+            case ECONNRESET where connected: return failure(.serverClosed, "\(target) reset the connection")
+            case ECONNRESET: return failure(.connectFailed, "\(target) reset the connection before answering")
+            case ENETUNREACH, EHOSTUNREACH: return failure(.connectFailed, "\(target) cannot be reached (no route)")
+            case ETIMEDOUT: return failure(.connectFailed, "no answer from \(target)")
+            default: break
+            }
+        }
+        return failure(
+            connected ? .readFailed : .connectFailed,
+            connected ? "reading from \(target) failed" : "cannot connect to \(target)")
     }
 }
 

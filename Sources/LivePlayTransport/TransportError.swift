@@ -38,14 +38,18 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
     }
 
     public var code: Code
+    /// One plain sentence for a person: what failed and where (`127.0.0.1:8080 refused the connection`).
     public var message: String
     /// The HTTP status, for ``Code/httpStatus``.
     public var httpStatus: Int?
+    /// What the library underneath said (an errno text, a SwiftNIO or AsyncHTTPClient error), for logs.
+    public var detail: String?
 
-    public init(_ code: Code, _ message: String, httpStatus: Int? = nil) {
+    public init(_ code: Code, _ message: String, httpStatus: Int? = nil, detail: String? = nil) {
         self.code = code
         self.message = message
         self.httpStatus = httpStatus
+        self.detail = detail
     }
 
     public var description: String { "\(code): \(message)" }

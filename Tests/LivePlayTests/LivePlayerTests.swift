@@ -62,7 +62,9 @@ import Testing
 
     @Test func aURLOfTheWrongKindIsRefusedAtOnce() {
         let player = LivePlayer()
-        #expect(throws: LivePlayError.self) { try player.startPlay("file:///etc/passwd") }
+        // Files are media on demand now, but not RTMP; and a port out of range is refused before anything runs.
+        #expect(throws: LivePlayError.self) { try player.startPlay("file:///etc/passwd", type: .rtmp) }
+        #expect(throws: LivePlayError.self) { try player.startPlay("http://127.0.0.1:99999/live.flv") }
         #expect(throws: LivePlayError.self) { try player.startPlay("http://127.0.0.1:1/live.flv", type: .rtmp) }
         #expect(throws: LivePlayError.self) { try player.startPlay("gopher://127.0.0.1/x") }
         #expect(!player.isPlaying)

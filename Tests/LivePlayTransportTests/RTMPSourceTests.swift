@@ -39,6 +39,8 @@ struct RTMPSourceTests {
                     kinds.append("resolved")
                 case .handshakeDone:
                     kinds.append("handshakeDone")
+                case .onDemand:
+                    kinds.append("onDemand")
                 case .bytes(let bytes):
                     if kinds.last != "bytes" { kinds.append("bytes") }
                     if firstBytes.isEmpty { firstBytes = Array(bytes.prefix(13)) }

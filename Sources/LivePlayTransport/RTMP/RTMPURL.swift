@@ -18,47 +18,19 @@ struct RTMPURL: Sendable, Hashable {
         self.port = port
     }
 
-    /// Parses `scheme://host[:port]/app/playpath[?query][ option=value…]`.
+    /// Parses `scheme://host[:port]/app/playpath[?query][ option=value…]`; the fields are checked by
+    /// ``StreamAddress``, the one URL check every transport shares.
     init(parsing url: String) throws(TransportError) {
-        let address = url.split(separator: " ", maxSplits: 1).first.map(String.init) ?? ""
-        guard let separator = address.range(of: "://") else {
-            throw TransportError(.invalidURL, "not an RTMP URL: \(Redaction.url(address))")
+        let text = url.split(separator: " ", maxSplits: 1).first.map(String.init) ?? ""
+        let address: StreamAddress
+        do {
+            address = try StreamAddress(parsing: text)
+        } catch {
+            throw TransportError(.invalidURL, error.message)
         }
-        let scheme = address[..<separator.lowerBound].lowercased()
-        guard Self.supportedSchemes.contains(scheme) else {
-            throw TransportError(.invalidURL, "unsupported scheme \(scheme)://; rtmp:// and rtmps:// are")
+        guard Self.supportedSchemes.contains(address.scheme.rawValue), let port = UInt16(exactly: address.port) else {
+            throw TransportError(.invalidURL, "not an RTMP URL: \(Redaction.url(text))")
         }
-        let rest = address[separator.upperBound...]
-        guard let slash = rest.firstIndex(of: "/"), rest[rest.index(after: slash)...].contains(where: { $0 != "/" })
-        else {
-            throw TransportError(.invalidURL, "no application or stream name in \(Redaction.url(address))")
-        }
-        let authority = rest[..<slash]
-        var host: Substring
-        var portText: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else {
-                throw TransportError(.invalidURL, "unterminated IPv6 address in \(Redaction.url(address))")
-            }
-            host = authority[authority.index(after: authority.startIndex)..<close]
-            let after = authority[authority.index(after: close)...]
-            if after.hasPrefix(":") { portText = after.dropFirst() } else if !after.isEmpty {
-                throw TransportError(.invalidURL, "unexpected text after the IPv6 address")
-            }
-        } else if let colon = authority.firstIndex(of: ":") {
-            host = authority[..<colon]
-            portText = authority[authority.index(after: colon)...]
-        } else {
-            host = authority
-        }
-        guard !host.isEmpty else { throw TransportError(.invalidURL, "no host in \(Redaction.url(address))") }
-        var port: UInt16 = scheme == "rtmps" ? 443 : 1935
-        if let portText {
-            guard let value = UInt16(portText), value > 0 else {
-                throw TransportError(.invalidURL, "invalid port \(portText)")
-            }
-            port = value
-        }
-        self.init(scheme: scheme, host: String(host), port: port)
+        self.init(scheme: address.scheme.rawValue, host: address.host, port: port)
     }
 }

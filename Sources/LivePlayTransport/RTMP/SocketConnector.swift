@@ -149,7 +149,11 @@ enum SocketConnector {
             }
         }
         if failures.count < addresses.count { failures.append("no answer within \(timeout)") }
-        throw TransportError(.connectFailed, failures.joined(separator: "; "))
+        let target = addresses.first.map { "\($0)" } ?? "the server"
+        let refused = failures.count == addresses.count && failures.allSatisfy { $0.hasSuffix(errorText(ECONNREFUSED)) }
+        throw TransportError(
+            .connectFailed, refused ? "\(target) refused the connection" : "cannot connect to \(target)",
+            detail: failures.joined(separator: "; "))
     }
 
     private enum Attempt {

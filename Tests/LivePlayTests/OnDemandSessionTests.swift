@@ -1,0 +1,189 @@
+import Foundation
+@testable import LivePlay
+import LivePlayTesting
+import Logging
+import Testing
+
+/// Media on demand in the library, in virtual time: pause resumes where it paused, seek lands on the
+/// keyframe at or before the target, and the file plays to its end with every picture shown.
+@Suite struct OnDemandSessionTests {
+    /// A sink that acts when a picture is shown: the test's hand on the controls, at media times.
+    final class Controller: VideoSink, @unchecked Sendable {
+        private let lock = NSLock()
+        private var storedShown: [MediaTimestamp] = []
+        private let act: (MediaTimestamp, Int) -> Void
+
+        init(act: @escaping (MediaTimestamp, Int) -> Void) {
+            self.act = act
+        }
+
+        var shown: [MediaTimestamp] { lock.withLock { storedShown } }
+
+        func present(_ frame: VideoFrame, timing: FrameTiming) {
+            let count = lock.withLock {
+                storedShown.append(timing.pts)
+                return storedShown.count
+            }
+            act(timing.pts, count)
+        }
+    }
+
+    static func session(_ path: String, clock: VirtualClock, sink: any VideoSink, control: PlaybackControl)
+        -> LiveSession<VirtualClock>
+    {
+        var quiet = Logger(label: "test")
+        quiet.logLevel = .critical
+        return LiveSession(
+            url: path, configuration: LivePlayConfiguration(), clock: clock, logger: quiet, videoSink: sink,
+            control: control)
+    }
+
+    static func pictures(_ path: String, fromDTS start: Int64 = 0) throws -> [Int64] {
+        try Oracle.packets(path).filter { $0.stream == "video" && $0.dts >= start }.map(\.pts).sorted()
+    }
+
+    @Test func pauseHoldsThePictureAndResumeGoesOnFromWhereItPaused() async throws {
+        let path = try Fixture.h264BFramesAAC.path()
+        let clock = VirtualClock()
+        let control = PlaybackControl()
+        let pausedAt = LockedValue<VirtualClock.Instant?>(nil)
+        let sink = Controller { pts, _ in
+            if pts.milliseconds >= 1000, pausedAt.value == nil {
+                pausedAt.value = clock.now
+                control.pause()
+            }
+        }
+        let session = Self.session(path, clock: clock, sink: sink, control: control)
+        var events: [PlayEvent] = []
+        let outcome = await session.run(
+            onEvent: { events.append($0) },
+            onStatus: { _ in
+                // Resume two status seconds after the pause.
+                if let paused = pausedAt.value, paused.duration(to: clock.now) >= .seconds(2) { control.resume() }
+            })
+        #expect(outcome == .ended)
+        #expect(sink.shown.map(\.milliseconds) == (try Self.pictures(path)), "nothing skipped across the pause")
+        let paused = try #require(events.first { $0.code == .paused })
+        let resumed = try #require(events.first { $0.code == .resumed })
+        #expect(resumed.elapsedMilliseconds - paused.elapsedMilliseconds >= 1500, "held while paused")
+        #expect(resumed.parameters["position_ms"] == paused.parameters["position_ms"], "resumed where it paused")
+        #expect(!events.contains { $0.code == .videoDiscontinuity || $0.code == .catchUpSkip })
+        #expect(events.last { $0.code != .sessionSummary }?.code == .playEnd)
+    }
+
+    @Test func seekingBackLandsOnTheKeyframeAtOrBeforeTheTargetAndPlaysOnToTheEnd() async throws {
+        let path = try Fixture.h264BFramesAAC.path()
+        let packets = try Oracle.packets(path).filter { $0.stream == "video" }
+        let keyframe = try #require(packets.filter { $0.isKeyframe && $0.dts <= 1200 }.last)
+        let clock = VirtualClock()
+        let control = PlaybackControl()
+        let seeked = LockedValue(false)
+        let sink = Controller { pts, _ in
+            if pts.milliseconds >= 2000, !seeked.value {
+                seeked.value = true
+                control.seek(to: .milliseconds(1200))
+            }
+        }
+        let session = Self.session(path, clock: clock, sink: sink, control: control)
+        var events: [PlayEvent] = []
+        let outcome = await session.run(onEvent: { events.append($0) })
+        #expect(outcome == .ended)
+        let shown = sink.shown.map(\.milliseconds)
+        let restart = try #require(shown.indices.dropFirst().first { shown[$0] < shown[$0 - 1] })
+        #expect(shown[restart] == keyframe.pts, "the first picture after the seek is the keyframe at or before it")
+        #expect(Array(shown[restart...]) == (try Self.pictures(path, fromDTS: keyframe.dts)), "then every picture")
+        let done = try #require(events.first { $0.code == .seekDone })
+        #expect(done.parameters["position_ms"] == .int(keyframe.dts))
+        #expect(events.last { $0.code != .sessionSummary }?.code == .playEnd)
+    }
+
+    @Test func seekingForwardReadsOnWithoutStartingOver() async throws {
+        let path = try Fixture.h264BFramesAAC.path()
+        let packets = try Oracle.packets(path).filter { $0.stream == "video" }
+        let keyframe = try #require(packets.filter { $0.isKeyframe && $0.dts <= 2500 }.last)
+        let clock = VirtualClock()
+        let control = PlaybackControl()
+        control.seek(to: .milliseconds(2500))
+        let sink = Controller { _, _ in }
+        let session = Self.session(path, clock: clock, sink: sink, control: control)
+        var events: [PlayEvent] = []
+        _ = await session.run(onEvent: { events.append($0) })
+        #expect(sink.shown.map(\.milliseconds) == (try Self.pictures(path, fromDTS: keyframe.dts)))
+        #expect(events.filter { $0.code == .playBegin }.count == 1)
+    }
+}
+
+/// A file source that records where each connection was asked to start.
+final class RecordingFileSource: ByteSource, @unchecked Sendable {
+    let file: FileByteSource
+    private let lock = NSLock()
+    private var storedStarts: [Int64] = []
+
+    init(path: String) {
+        file = FileByteSource(path: path)
+    }
+
+    var starts: [Int64] { lock.withLock { storedStarts } }
+
+    func makeConnection() -> any ByteConnection {
+        lock.withLock { storedStarts.append(0) }
+        return file.makeConnection()
+    }
+
+    func makeConnection(startingAt offset: Int64) -> (any ByteConnection)? {
+        // The session asks once, with 0, whether the source can start mid-file at all.
+        if offset > 0 { lock.withLock { storedStarts.append(offset) } }
+        return file.makeConnection(startingAt: offset)
+    }
+}
+
+extension OnDemandSessionTests {
+    @Test func withAKeyframeIndexASeekReadsFromTheKeyframesByteOffset() async throws {
+        let path = try Fixtures.make(
+            name: "h264-aac-10s-indexed", extension: "flv",
+            Fixture.longH264AAC.ffmpegArguments + ["-flvflags", "add_keyframe_index", "-f", "flv"])
+        let packets = try Oracle.packets(path).filter { $0.stream == "video" }
+        let ahead = try #require(packets.filter { $0.isKeyframe && $0.dts <= 7000 }.last)
+        let back = try #require(packets.filter { $0.isKeyframe && $0.dts <= 2500 }.last)
+        let clock = VirtualClock()
+        let control = PlaybackControl()
+        control.seek(to: .milliseconds(7000))
+        let seekedBack = LockedValue(false)
+        let sink = Controller { pts, _ in
+            if pts.milliseconds >= 8000, !seekedBack.value {
+                seekedBack.value = true
+                control.seek(to: .milliseconds(2500))
+            }
+        }
+        let source = RecordingFileSource(path: path)
+        var quiet = Logger(label: "test")
+        quiet.logLevel = .critical
+        let session = LiveSession(
+            url: path, configuration: LivePlayConfiguration(), clock: clock, logger: quiet, videoSink: sink,
+            control: control, makeSource: { _, _, _ in source })
+        let outcome = await session.run(onEvent: { _ in })
+        #expect(outcome == .ended)
+        // The start, then the keyframe at 6 s and the one at 2 s, each by its byte offset.
+        #expect(source.starts.count == 3 && source.starts.first == 0, "\(source.starts) \(sink.shown.map(\.milliseconds))")
+        #expect(source.starts.dropFirst().allSatisfy { $0 > 0 })
+        let shown = sink.shown.map(\.milliseconds)
+        let restart = try #require(shown.indices.dropFirst().first { shown[$0] < shown[$0 - 1] })
+        #expect(shown.first == ahead.pts && shown[restart] == back.pts, "each seek lands on its keyframe")
+        #expect(Array(shown[restart...]) == (try Self.pictures(path, fromDTS: back.dts)))
+    }
+}
+
+/// A value shared between a test and the callbacks of the session it runs.
+final class LockedValue<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+
+    init(_ value: Value) {
+        stored = value
+    }
+
+    var value: Value {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
