@@ -17,6 +17,12 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
     let style: Style
     /// Identifies this run's lines when several logs are merged.
     let sessionID: String
+    /// The operator's name for the stream (`--id`), on every JSON line.
+    let streamID: String?
+    /// Events below this level are not logged (statuses always are): `info` logs every event.
+    let level: LogLevelOption
+    /// Called once when writing fails because the reader went away (`| head`): the run stops then.
+    var onBroken: (@Sendable () -> Void)?
     private let output: FileHandle
     private let lock = NSLock()
     private var statusShown = false
@@ -24,13 +30,26 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
     private var statusText: String?
     private var failedWrite = false
 
-    init(style: Style, output: FileHandle) {
+    init(style: Style, output: FileHandle, streamID: String? = nil, level: LogLevelOption = .info) {
         self.style = style
         self.output = output
+        self.streamID = streamID
+        self.level = level
         sessionID = String(UInt32.random(in: 0...UInt32.max), radix: 16).leftPadded(to: 8)
     }
 
+    /// The first JSON line of a run: which stream this session is (the URL as shown, the `--id`).
+    func start(url: String, mode: String) {
+        guard case .json = style else { return }
+        var line = header(kind: "start")
+        line.add("url", url)
+        line.add("mode", mode)
+        line.add("version", LivePlayCommand.version)
+        write(line.line)
+    }
+
     func onPlayEvent(_ event: PlayEvent) {
+        guard level.logs(event.code) else { return }
         switch style {
         case .json:
             var line = header(kind: "event")
@@ -40,7 +59,9 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
             line.add("message", event.message)
             line.add("params", parameters: event.parameters)
             write(line.line)
-        case .human:
+        case .human(let statusLine):
+            // The status line already shows the progress, every second.
+            if statusLine, event.code == .playProgress { return }
             let seconds = String(format: "%7.3f", Double(event.elapsedMilliseconds) / 1000)
             let extras = event.parameters.keys.sorted().map { "\($0)=\(event.parameters[$0]!)" }
             let text = "\(seconds)s \(event.code.rawValue) \(event.code.symbol) \(event.message)"
@@ -57,12 +78,16 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
             line.add("status", parameters: status.dictionary)
             write(line.line)
         case .human(let statusLine):
-            let text = Self.describe(status)
+            var text = Self.describe(status)
             if statusLine {
+                // One line that never wraps: a wrapped line cannot be redrawn in place. The width is read
+                // each time, so a resized terminal gets a clean line on the next second.
+                text = Self.fit(text, columns: Self.terminalColumns(output.fileDescriptor))
                 lock.withLock {
+                    let erase = eraseStatus()
                     statusShown = true
                     statusText = text
-                    put("\r\u{1B}[K" + text)
+                    put(erase + text)
                 }
             } else {
                 write(String(format: "%7.3fs status ", Double(status.elapsedMilliseconds) / 1000) + text)
@@ -83,7 +108,17 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
 
     /// A line for a person that is not an event (the URL being played, how it ended).
     func note(_ text: String) {
-        if case .human = style { write(text) }
+        if case .human = style, level <= .info { write(text) }
+    }
+
+    /// A sentence for stderr, whatever the log's format; on a terminal the status line is redrawn below it.
+    func error(_ text: String) {
+        lock.withLock {
+            let clears = statusShown && output === FileHandle.standardOutput && isatty(STDERR_FILENO) == 1
+            if clears { put(eraseStatus()) }
+            FileHandle.standardError.write(Data((text + "\n").utf8))
+            if clears, let statusText { put(statusText) }
+        }
     }
 
     /// Ends the live status line so the shell prompt starts on a line of its own.
@@ -113,6 +148,40 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
         return parts.joined(separator: "  ")
     }
 
+    /// Moves to the start of the status line drawn last and clears from there to the end of the screen. A
+    /// terminal made narrower since wraps that line onto more rows: the cursor goes up over all of them, so
+    /// no fragment of it is left behind.
+    private func eraseStatus() -> String {
+        guard statusShown, let statusText else { return "\r\u{1B}[K" }
+        let columns = Self.terminalColumns(output.fileDescriptor)
+        let rows = max(1, (statusText.count + columns - 1) / columns)
+        return (rows > 1 ? "\u{1B}[\(rows - 1)A" : "") + "\r\u{1B}[J"
+    }
+
+    /// Draws the status line again at once (the terminal was resized: `SIGWINCH`).
+    func redrawStatus() {
+        lock.withLock {
+            guard statusShown, var text = statusText else { return }
+            let erase = eraseStatus()
+            text = Self.fit(text, columns: Self.terminalColumns(output.fileDescriptor))
+            statusText = text
+            put(erase + text)
+        }
+    }
+
+    /// The terminal's width, or 80 when it cannot be read.
+    static func terminalColumns(_ descriptor: Int32) -> Int {
+        var size = winsize()
+        guard ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
+    }
+
+    /// `text` cut to one column less than `columns` (the last column would wrap on some terminals).
+    static func fit(_ text: String, columns: Int) -> String {
+        let room = max(10, columns - 1)
+        return text.count <= room ? text : String(text.prefix(room - 1)) + "…"
+    }
+
     /// Text from the stream (metadata, messages) shown on a terminal: control characters are written as
     /// `\u{…}`, so a hostile stream cannot move the cursor, retitle the window or hide lines.
     static func printable(_ text: String) -> String {
@@ -137,6 +206,7 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
         line.add("kind", kind)
         line.add("session", sessionID)
         line.add("ts", Timestamp.iso8601(Date()))
+        if let streamID { line.add("id", streamID) }
         return line
     }
 
@@ -146,8 +216,12 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
                 put(text + "\n")
                 return
             }
-            // The event takes the status line's place; the status is drawn again below it.
-            put("\r\u{1B}[K" + text + "\n" + statusText)
+            // The event takes the status line's place; the status is drawn again below it, fitted to the
+            // width the terminal has now.
+            let erase = eraseStatus()
+            let fitted = Self.fit(statusText, columns: Self.terminalColumns(output.fileDescriptor))
+            self.statusText = fitted
+            put(erase + text + "\n" + fitted)
         }
     }
 
@@ -158,6 +232,7 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
             try output.write(contentsOf: Data(text.utf8))
         } catch {
             failedWrite = true
+            onBroken?()
         }
     }
 }

@@ -16,10 +16,10 @@ struct InspectCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The FLV file to read, or a live URL to watch.")
+    @Argument(help: "The FLV file to read (a path or file:// URL), or a live URL to watch.")
     var file: String
 
-    @Option(help: "Seconds to watch a live URL.")
+    @Option(parsing: .unconditional, help: "Seconds to watch a live URL.")
     var duration: Double = 3
 
     @Flag(help: "Print one JSON object per demuxed packet.")
@@ -31,18 +31,27 @@ struct InspectCommand: AsyncParsableCommand {
     @Option(help: "PCM format audio frames are hashed in: s16le (ffmpeg's framemd5 default) or f32le.")
     var audioHash: AudioHashFormat = .s16le
 
-    @Option(help: "libavcodec threads per decoder (0 = one per core).")
+    @Option(parsing: .unconditional, help: "libavcodec threads per decoder (0 = one per core, at most 64).")
     var threads = 1
 
     func validate() throws {
-        guard threads >= 0 else { throw ValidationError("--threads must be 0 or more") }
-        guard duration > 0 else { throw ValidationError("--duration must be positive") }
+        do {
+            _ = try StreamAddress(parsing: file)
+        } catch {
+            throw ValidationError("cannot inspect \(Redaction.url(file)): \(error.message)")
+        }
+        guard (0...64).contains(threads) else { throw ValidationError("--threads must be 0…64") }
+        try Seconds.check(duration, "--duration")
         if isLive, packets || frames { throw ValidationError("--packets and --frames read files, not live URLs") }
     }
 
     private var isLive: Bool { (try? StreamURL.kind(of: file)).map { $0 != .file } ?? false }
 
+    /// The local path a plain path or a `file://` URL names.
+    private var path: String { (try? StreamAddress(parsing: file))?.path ?? file }
+
     func run() async throws {
+        CodecLog.route(minimum: .warning) { _, text in Standard.error("liveplay: " + text) }
         if isLive {
             try await describeLive()
             return
@@ -51,7 +60,7 @@ struct InspectCommand: AsyncParsableCommand {
         let reader: MediaReader
         do {
             reader = try MediaReader(
-                path: file, options: MediaReader.Options(decodes: frames, decoder: DecoderOptions(threadCount: threads)))
+                path: path, options: MediaReader.Options(decodes: frames, decoder: DecoderOptions(threadCount: threads)))
         } catch {
             throw failure(error)
         }

@@ -13,7 +13,7 @@ struct OutputOptions: ParsableArguments {
     @Option(help: "Sound format: wav (float32), wav-s16, f32le or s16le (raw PCM).")
     var audioFormat: AudioFormatOption = .wav
 
-    @Option(help: "Take a PNG snapshot every N seconds of stream time (see --snapshot-path).")
+    @Option(parsing: .unconditional, help: "Take a PNG snapshot every N seconds of stream time (see --snapshot-path).")
     var snapshotEvery: Double?
 
     @Option(help: "Where periodic snapshots go; {index} or {pts} (ms) is replaced.")
@@ -28,7 +28,7 @@ struct OutputOptions: ParsableArguments {
     @Option(help: "Snapshot size WxH (default: the picture's own size).")
     var renderSize: String?
 
-    @Option(help: "Snapshot rotation, clockwise degrees: 0, 90, 180 or 270.")
+    @Option(parsing: .unconditional, help: "Snapshot rotation, clockwise degrees: 0, 90, 180 or 270.")
     var rotation = 0
 
     /// Whether anything here needs decoded pictures or sound.
@@ -39,7 +39,7 @@ struct OutputOptions: ParsableArguments {
 
     func validate() throws {
         if videoOut == "-" && audioOut == "-" { throw ValidationError("only one of --video-out and --audio-out can be `-`") }
-        if let snapshotEvery, snapshotEvery <= 0 { throw ValidationError("--snapshot-every must be positive") }
+        if let snapshotEvery { try Seconds.check(snapshotEvery, "--snapshot-every") }
         if snapshotEvery != nil, !snapshotPath.contains("{index}") && !snapshotPath.contains("{pts}") {
             throw ValidationError("--snapshot-path needs {index} or {pts}, or each snapshot overwrites the last")
         }

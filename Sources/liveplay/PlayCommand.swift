@@ -8,39 +8,64 @@ import Logging
 struct PlayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "play",
-        abstract: "Play an HTTP(S)-FLV or RTMP URL and log its events and status.",
+        abstract: "Play an HTTP(S)-FLV or RTMP URL, or an FLV file, and log its events and status.",
+        usage: "liveplay [play] [URL|FILE] [options]",
         discussion: """
             Without a URL (or with `demo`), plays the built-in demo stream from a stream-lab server started \
-            in-process on a free loopback port. The log is JSON lines (schema v1, docs/event-log.md) when stdout \
-            is not a terminal or with --json, and readable lines with a live status line on a terminal or with \
-            --human; every line is flushed as it happens. When --video-out or --audio-out is `-`, stdout carries \
-            the media and the log goes to stderr. URLs are printed with query values and passwords hidden unless \
-            --show-secrets is given.
+            in-process on a free loopback port. A local path, a file:// URL or an HTTP response with a \
+            Content-Length is media on demand: played from its start (or --start) at 1.0×, with progress and \
+            duration, to its end. The log is JSON lines (schema v1, docs/event-log.md) when stdout is not a \
+            terminal or with --json, and readable lines with a live status line on a terminal or with \
+            --human; every line is flushed as it happens. When --video-out or --audio-out is `-`, stdout \
+            carries the media and the log goes to stderr. Errors go to stderr as plain sentences, whatever \
+            the log format. URLs are printed with query values and passwords hidden unless --show-secrets.
 
-            Exit codes: 0 the stream ended, --duration or --frames was reached, or SIGINT/SIGTERM stopped it \
-            (the log is flushed and the session summary written); 64 bad usage; 65 the stream is not playable \
-            (not FLV, the decoder cannot open); 69 the server is unreachable, refused the stream, or the \
-            connection was lost after every retry; 74 an output could not be written.
+            Exit codes: 0 media played and then the stream ended, --duration or --frames was reached, or \
+            SIGINT/SIGTERM or a closed stdout (`| head`) stopped it; 64 bad usage (options, a malformed or \
+            unsupported URL); 65 not playable (not FLV, no decoder opens, or it ended without any media); \
+            66 the file does not exist; 69 nothing played: the server is unreachable, refused the stream, \
+            the connection was lost after every retry, or --duration ran out before any media played; 74 \
+            an output could not be written.
+
+            Examples:
+              liveplay                                    the built-in demo stream
+              liveplay http://127.0.0.1:8080/live.flv     a live HTTP-FLV stream
+              liveplay rtmp://127.0.0.1/live/s -t 60 --json > log.jsonl
+              liveplay URL -t 10 && echo ok              exit 0 only if media played
+              liveplay movie.flv --start 30               a file, from 30 s in
+              liveplay URL --video-out - | ffplay -       watch it
             """
     )
 
-    @Argument(help: "http(s)://…/stream.flv or rtmp://host[:port]/app/stream; none or `demo` for the demo stream")
+    @Argument(help: "http(s)://…/stream.flv, rtmp(s)://host[:port]/app/stream, a .flv path or file:// URL; none or `demo` for the demo stream")
     var url: String?
 
-    @Flag(help: "Log JSON lines (the default when stdout is not a terminal).")
+    @Flag(name: [.customShort("j"), .long], help: "Log JSON lines (the default when stdout is not a terminal).")
     var json = false
 
     @Flag(help: "Log readable lines and a live status line (the default on a terminal).")
     var human = false
 
+    @Flag(name: .shortAndLong, help: "Quiet: only errors (the same as --log-level error); no status line.")
+    var quiet = false
+
+    @Option(help: "Least important events and library messages logged: trace, debug, info, warning, error.")
+    var logLevel: LogLevelOption = .info
+
+    @Option(help: "A name for this stream, on every JSON line (`id`), to tell merged logs apart.")
+    var id: String?
+
     @Flag(help: "Also log one JSON line per presented picture: stream time, wall-clock time shown, rate.")
     var traceFrames = false
 
-    @Option(help: "Stop after this many seconds of playing.")
+    @Option(name: [.customShort("t"), .long], parsing: .unconditional, help: "Stop after this many seconds of playing.")
     var duration: Double?
 
-    @Option(help: "Stop after this many pictures have been shown (1: right after the first).")
+    @Option(name: [.customShort("n"), .long], parsing: .unconditional, help: "Stop after this many pictures have been shown (1: right after the first).")
     var frames: Int?
+
+    @Option(parsing: .unconditional, help: "Media on demand: start this many seconds in (at the keyframe at or before).")
+    var start: Double?
 
     @Flag(help: "Probe: transport, demux and timing figures without decoding (cheap monitoring).")
     var noDecode = false
@@ -51,31 +76,31 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(help: "Report onMetaData (enableMetaData, event 2028).")
     var metadata = false
 
-    @Option(help: "Reconnect attempts after a loss (connectRetryCount).")
+    @Option(parsing: .unconditional, help: "Reconnect attempts after a loss (connectRetryCount, 0–10).")
     var retries = 3
 
-    @Option(help: "Seconds to wait before each reconnect attempt (connectRetryInterval).")
+    @Option(parsing: .unconditional, help: "Seconds to wait before each reconnect attempt (connectRetryInterval).")
     var retryInterval: Double = 3
 
-    @Option(name: .customLong("header"), help: "An HTTP request header 'Name: value' (repeatable).")
+    @Option(name: [.customShort("H"), .customLong("header")], help: "An HTTP request header 'Name: value' (repeatable).")
     var headers: [String] = []
 
-    @Option(help: "Seconds without any bytes before the connection counts as lost.")
+    @Option(parsing: .unconditional, help: "Seconds without any bytes before the connection counts as lost.")
     var readTimeout: Double = 5
 
-    @Option(help: "Seconds allowed for the TCP connection.")
+    @Option(parsing: .unconditional, help: "Seconds allowed for the TCP connection.")
     var connectTimeout: Double = 5
 
-    @Option(help: "Latency mode: auto (1–5 s adaptive), speed (1 s, catches up), smooth (5 s fixed cache).")
+    @Option(name: .shortAndLong, help: "Latency mode: auto (1–5 s adaptive), speed (1 s, catches up), smooth (5 s fixed cache).")
     var mode: LatencyModeOption = .auto
 
-    @Option(help: "cacheTime in seconds: the fixed cache (smooth) and what loading waits for.")
+    @Option(parsing: .unconditional, help: "cacheTime in seconds: the fixed cache (smooth) and what loading waits for.")
     var cacheTime: Double?
 
-    @Option(help: "minAutoAdjustCacheTime in seconds (auto / speed).")
+    @Option(parsing: .unconditional, help: "minAutoAdjustCacheTime in seconds (auto / speed).")
     var minCache: Double?
 
-    @Option(help: "maxAutoAdjustCacheTime in seconds (auto / speed).")
+    @Option(parsing: .unconditional, help: "maxAutoAdjustCacheTime in seconds (auto / speed).")
     var maxCache: Double?
 
     @OptionGroup(title: "Outputs")
@@ -88,17 +113,25 @@ struct PlayCommand: AsyncParsableCommand {
     var showSecrets = false
 
     func validate() throws {
-        guard (0...10).contains(retries) else { throw ValidationError("--retries must be 0…10") }
-        guard retryInterval >= 0, readTimeout > 0, connectTimeout > 0 else {
-            throw ValidationError("--retry-interval, --read-timeout and --connect-timeout must be positive")
+        if let url, url != "demo" {
+            do {
+                _ = try StreamAddress(parsing: url)
+            } catch {
+                throw ValidationError("cannot play \(showSecrets ? url : Redaction.url(url)): \(error.message)")
+            }
         }
-        if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
+        guard (0...10).contains(retries) else { throw ValidationError("--retries must be 0…10") }
+        try Seconds.check(retryInterval, "--retry-interval", allowsZero: true)
+        try Seconds.check(readTimeout, "--read-timeout")
+        try Seconds.check(connectTimeout, "--connect-timeout")
+        if let duration { try Seconds.check(duration, "--duration") }
+        if let start { try Seconds.check(start, "--start", allowsZero: true) }
         if let frames, frames <= 0 { throw ValidationError("--frames must be positive") }
         if json && human { throw ValidationError("--json and --human exclude each other") }
         if noDecode && (frames != nil || outputs.decodes || traceFrames) {
             throw ValidationError("--no-decode shows no pictures: it excludes --frames, --trace-frames and outputs")
         }
-        for value in [cacheTime, minCache, maxCache].compactMap({ $0 }) where value <= 0 || value > 60 {
+        for value in [cacheTime, minCache, maxCache].compactMap({ $0 }) where !(value > 0 && value <= 60) {
             throw ValidationError("cache times must be in (0, 60] seconds, got \(value)")
         }
         if let minCache, let maxCache, minCache > maxCache {
@@ -107,6 +140,7 @@ struct PlayCommand: AsyncParsableCommand {
         for header in headers where HTTPHeaderField(parsing: header) == nil {
             throw ValidationError("--header must look like 'Name: value', got '\(header)'")
         }
+        if let id, id.isEmpty || id.count > 200 { throw ValidationError("--id must be 1 to 200 characters") }
         try outputs.validate()
     }
 
@@ -115,13 +149,25 @@ struct PlayCommand: AsyncParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         let logToStandardError = outputs.usesStandardOutput
         let terminal = isatty(logToStandardError ? STDERR_FILENO : STDOUT_FILENO) == 1
-        let style: EventLog.Style = json || (!human && !terminal) ? .json : .human(statusLine: terminal)
-        let log = EventLog(style: style, output: logToStandardError ? .standardError : .standardOutput)
+        let style: EventLog.Style = json || (!human && !terminal) ? .json : .human(statusLine: terminal && !quiet)
+        let level = quiet ? .error : logLevel
+        let log = EventLog(
+            style: style, output: logToStandardError ? .standardError : .standardOutput, streamID: id, level: level)
+        CodecLog.route(minimum: level.codecLevel) { _, text in log.error("liveplay: " + text) }
 
         var demo: DemoStream?
         let target: String
         if let url, url != "demo" {
             target = url
+            if let address = try? StreamAddress(parsing: url), address.isLocalFile {
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: address.path, isDirectory: &isDirectory),
+                    !isDirectory.boolValue
+                else {
+                    Standard.error("liveplay: no such file: \(address.path)")
+                    throw ExitCode(ExitStatus.noInput)
+                }
+            }
         } else {
             do {
                 let stream = try await DemoStream.start()
@@ -133,9 +179,12 @@ struct PlayCommand: AsyncParsableCommand {
             }
             log.note("liveplay: the built-in demo stream, served in-process at \(target)")
         }
-        log.note("liveplay: playing \(showSecrets ? target : Redaction.url(target))")
+        let shown = showSecrets ? target : Redaction.url(target)
+        log.note("liveplay: playing \(shown)")
+        log.start(url: shown, mode: mode.rawValue)
 
         let stop = StopSignal()
+        log.onBroken = { stop.fire(.outputClosed) }
         let sinks: Outputs
         do {
             sinks = try outputs.make()
@@ -146,9 +195,11 @@ struct PlayCommand: AsyncParsableCommand {
         let presented = PresentedFrames(limit: frames, log: traceFrames ? log : nil, stop: stop)
         let player = LivePlayer(
             configuration: makeConfiguration(), videoSink: VideoFanOut([presented] + sinks.video),
-            audioSink: sinks.audio, logger: Self.logger)
-        player.listener = log
+            audioSink: sinks.audio, logger: Self.logger(level))
+        let report = RunReport(log: log, target: shown)
+        player.listener = report
         let signals = SignalWatch([SIGINT, SIGTERM]) { stop.fire(.interrupted) }
+        let resizes = SignalWatch([SIGWINCH]) { log.redrawStatus() }
         let duration = duration
         let outcome = await withTaskGroup(of: StopReason?.self) { group in
             group.addTask { .played(await player.run(url: target)) }
@@ -169,14 +220,18 @@ struct PlayCommand: AsyncParsableCommand {
             return reason ?? .interrupted
         }
         signals.cancel()
+        resizes.cancel()
         let outputFailure = sinks.finish()
         log.close()
         await demo?.stop()
-        if let outputFailure {
+        if case .outputClosed = outcome { throw ExitCode(ExitStatus.success) }
+        if let outputFailure, outputFailure.code != .outputClosed {
             Standard.error("liveplay: \(outputFailure.message)")
             throw ExitCode(ExitStatus.ioError)
         }
-        if let status = outcome.exitStatus, status != ExitStatus.success { throw ExitCode(status) }
+        let status = outcome.exitStatus(playedMedia: report.playedMedia)
+        if status != ExitStatus.success, let sentence = report.finalSentence(for: outcome) { log.error(sentence) }
+        if status != ExitStatus.success { throw ExitCode(status) }
     }
 
     private func makeConfiguration() -> LivePlayConfiguration {
@@ -189,15 +244,20 @@ struct PlayCommand: AsyncParsableCommand {
         if let minCache { latency.minAutoAdjustCacheTime = .seconds(minCache) }
         if let maxCache { latency.maxAutoAdjustCacheTime = .seconds(maxCache) }
         latency.maxAutoAdjustCacheTime = max(latency.maxAutoAdjustCacheTime, latency.minAutoAdjustCacheTime)
-        return LivePlayConfiguration(
+        var configuration = LivePlayConfiguration(
             connectRetryCount: retries, connectRetryInterval: .seconds(retryInterval), enableMessage: messages,
             enableMetaData: metadata, decodes: !noDecode,
             transport: transport, latency: latency)
+        configuration.startPosition = start.map { .seconds($0) }
+        return configuration
     }
 
-    private static var logger: Logger {
-        var logger = Logger(label: "liveplay")
-        logger.logLevel = .error
+    /// The library's own diagnostics (librtmp, the FLV demuxer) on stderr, from `warning` up unless the
+    /// level asks for more (events say the same things in the log).
+    private static func logger(_ level: LogLevelOption) -> Logger {
+        var logger = Logger(label: "liveplay") { label in StreamLogHandler.standardError(label: label) }
+        logger.logLevel = max(level.swiftLogLevel, .warning)
+        if level == .error { logger.logLevel = .error }
         return logger
     }
 }
@@ -208,13 +268,25 @@ enum StopReason: Sendable {
     case duration
     case frames
     case interrupted
+    /// stdout was closed by its reader (`| head`): stop at once, quietly.
+    case outputClosed
 
-    /// The documented exit status; `nil` means success.
-    var exitStatus: Int32? {
-        guard case .played(.failed(let code)) = self else { return nil }
-        switch code {
-        case .unplayable, .hevcDecodeFailed: return ExitStatus.dataError
-        default: return ExitStatus.unavailable
+    /// The documented exit status. A run that ends by its own limit or by the stream's end succeeds only if
+    /// media played (a monitor's `liveplay URL -t 10 && echo ok` must not pass a dead stream); a signal or a
+    /// closed stdout is the person stopping it, which always succeeds.
+    func exitStatus(playedMedia: Bool) -> Int32 {
+        switch self {
+        case .played(.failed(let code)):
+            switch code {
+            case .unplayable, .hevcDecodeFailed: return ExitStatus.dataError
+            default: return ExitStatus.unavailable
+            }
+        case .played(.ended):
+            return playedMedia ? ExitStatus.success : ExitStatus.dataError
+        case .duration, .played(.stopped):
+            return playedMedia ? ExitStatus.success : ExitStatus.unavailable
+        case .frames, .interrupted, .outputClosed:
+            return ExitStatus.success
         }
     }
 }
@@ -306,6 +378,52 @@ final class VideoFanOut: VideoSink {
 
     func present(_ frame: VideoFrame, timing: FrameTiming) {
         for sink in sinks { sink.present(frame, timing: timing) }
+    }
+}
+
+/// `--log-level` choices, swift-log's levels (ffmpeg's `-loglevel`, mpv's `--msg-level`).
+enum LogLevelOption: String, CaseIterable, ExpressibleByArgument, Comparable {
+    case trace, debug, info, warning, error
+
+    /// The same level for libavcodec's messages (the cases are in the same order).
+    var codecLevel: CodecLog.Level {
+        CodecLog.Level(rawValue: Self.allCases.firstIndex(of: self)!)!
+    }
+
+    var swiftLogLevel: Logger.Level {
+        switch self {
+        case .trace: .trace
+        case .debug: .debug
+        case .info: .info
+        case .warning: .warning
+        case .error: .error
+        }
+    }
+
+    /// Whether an event of `code` is logged at this level: errors always; warnings from `warning` down;
+    /// the rest (and the session summary, at every level but `error`) from `info` down.
+    func logs(_ code: PlayEventCode) -> Bool {
+        if code.isError { return true }
+        if code.isWarning { return self <= .warning }
+        if code == .sessionSummary { return self <= .warning }
+        return self <= .info
+    }
+
+    static func < (lhs: Self, rhs: Self) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
+
+/// Checks a number of seconds given as an option: finite, positive (or zero), and at most a year, so no
+/// conversion to a `Duration` can trap on what a person typed (`nan`, `inf`, `1e300`).
+enum Seconds {
+    static let maximum: Double = 366 * 86_400
+
+    static func check(_ value: Double, _ name: String, allowsZero: Bool = false) throws {
+        guard value.isFinite, allowsZero ? value >= 0 : value > 0 else {
+            throw ValidationError("\(name) must be \(allowsZero ? "zero or more" : "positive"), got \(value)")
+        }
+        guard value <= maximum else { throw ValidationError("\(name) must be at most a year (\(Int(maximum)) s)") }
     }
 }
 

@@ -43,6 +43,8 @@ import Testing
                 let status = try #require(line["status"] as? [String: Any])
                 #expect(Set(status.keys).isSubset(of: NetStatus.keys), "\(Set(status.keys).subtracting(NetStatus.keys))")
                 #expect(status["NET_STATUS_VIDEO_WIDTH"] as? Int == 640 || status["state"] as? String == "connecting")
+            case "start":
+                #expect((line["url"] as? String)?.hasPrefix("http://127.0.0.1:") == true, "which stream this is")
             default:
                 Issue.record("unknown kind: \(line)")
             }

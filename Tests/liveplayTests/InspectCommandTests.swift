@@ -93,6 +93,8 @@ enum Binary {
         for option in ["--packets", "--frames", "--audio-hash", "--threads", "<file>"] {
             #expect(help.contains(option), "help lacks \(option)")
         }
-        #expect(LivePlayCommand.helpMessage().contains("Exit codes"))
+        // `liveplay --help`: the play options and exit codes first, then the subcommands.
+        let top = LivePlayCommand.helpText(columns: nil)
+        #expect(top.contains("Exit codes") && top.contains("inspect") && top.contains("--duration"))
     }
 }

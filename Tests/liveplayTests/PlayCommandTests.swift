@@ -15,8 +15,8 @@ import Testing
 
     /// The event lines of a JSON log (status lines left out).
     static func events(_ output: ExternalTool.Output) throws -> [EventLine] {
-        try output.text.split(separator: "\n").map { try JSONDecoder().decode(EventLine.self, from: Data($0.utf8)) }
-            .filter { $0.kind == "event" }
+        try output.text.split(separator: "\n").filter { $0.contains("\"kind\":\"event\"") }
+            .map { try JSONDecoder().decode(EventLine.self, from: Data($0.utf8)) }
     }
 
     /// DNS failure without sending a query anywhere: the player runs in a fresh network namespace with no

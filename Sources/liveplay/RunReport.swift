@@ -1,0 +1,82 @@
+import Foundation
+import LivePlay
+
+/// What a person needs to know of a run, apart from the log: whether media ever played (the exit rule),
+/// and, on stderr as one plain sentence each, why a first connection failed (at once, while retries go on)
+/// and why the run ended badly. Forwards every update to the log unchanged.
+final class RunReport: LivePlayListener, @unchecked Sendable {
+    private let log: EventLog
+    private let target: String
+    private let lock = NSLock()
+    private var began = false
+    private var connected = false
+    private var toldConnectFailure = false
+    private var lastError: PlayEvent?
+
+    /// - Parameter target: the URL as it may be shown (redacted unless secrets are shown).
+    init(log: EventLog, target: String) {
+        self.log = log
+        self.target = target
+    }
+
+    /// Playback began at least once (`PLAY_EVT_PLAY_BEGIN`): a picture was shown or sound heard (media
+    /// received, in probe mode).
+    var playedMedia: Bool { lock.withLock { began } }
+
+    /// The error event that ended the run, if one did.
+    var failure: PlayEvent? { lock.withLock { lastError } }
+
+    func onPlayEvent(_ event: PlayEvent) {
+        log.onPlayEvent(event)
+        let tell: String? = lock.withLock {
+            switch event.code {
+            case .playBegin:
+                began = true
+            case .connectSucceeded, .rtmpStreamBegin:
+                connected = true
+            case .dnsFailed, .serverConnectFailed, .handshakeFailed:
+                guard !connected, !toldConnectFailure else { break }
+                // TXLivePlayer retries a first connection too, and so does liveplay; the person hears why now.
+                toldConnectFailure = true
+                return "\(event.message) (\(target)); \(Self.hint(event.code)) Retrying…"
+            default:
+                if event.code.isError { lastError = event }
+            }
+            return nil
+        }
+        if let tell { log.error("liveplay: " + tell) }
+    }
+
+    func onNetStatus(_ status: NetStatus) {
+        log.onNetStatus(status)
+    }
+
+    /// The one sentence for stderr when the run ends without having played, or with an error.
+    func finalSentence(for outcome: StopReason) -> String? {
+        if let failure {
+            return "liveplay: \(failure.message) (\(target)). \(Self.hint(failure.code))"
+                .trimmingCharacters(in: .whitespaces)
+        }
+        guard !playedMedia else { return nil }
+        switch outcome {
+        case .duration: return "liveplay: no media played before --duration ran out (\(target))."
+        case .played(.ended): return "liveplay: the stream ended without any media (\(target))."
+        default: return nil
+        }
+    }
+
+    /// What to try, for each kind of failure.
+    static func hint(_ code: PlayEventCode) -> String {
+        switch code {
+        case .dnsFailed: "Check the host name."
+        case .serverConnectFailed: "Check the host and port, and that the server is running."
+        case .handshakeFailed: "Is this an HTTP-FLV or RTMP server?"
+        case .fileNotFound: "Check the URL's path or the file name."
+        case .serverRefused: "The server refused the stream: check the URL's token, or the headers (--header)."
+        case .unplayable: "liveplay plays FLV (HTTP-FLV, RTMP, .flv files)."
+        case .networkDisconnected: "--retries and --retry-interval set how long liveplay keeps trying."
+        case .hevcDecodeFailed: "The HEVC stream cannot be decoded; --no-decode still probes it."
+        default: ""
+        }
+    }
+}
