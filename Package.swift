@@ -182,7 +182,9 @@ let package = Package(
         ),
         .testTarget(
             name: "liveplayTests",
-            dependencies: ["liveplay", "LivePlayTesting", "LivePlayLab"],
+            dependencies: [
+                "liveplay", "LivePlayTesting", "LivePlayLab", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]

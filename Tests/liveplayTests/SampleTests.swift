@@ -1,6 +1,7 @@
 import Foundation
 import LivePlayLab
 import LivePlayTesting
+import Logging
 import Testing
 
 @testable import liveplay
@@ -29,6 +30,31 @@ import Testing
             #expect((status["NET_STATUS_VIDEO_BITRATE"] as? Int ?? 0) > 100)
             #expect(status["frames_shown"] as? Int == 0)
         }
+    }
+
+    /// On a live stream that never ends: the alarm is raised (exit 2) while it plays, and the lines come
+    /// through a pipe as they happen. Two stalls longer than auto mode's largest cache (5 s) each stop the
+    /// picture; `timeout` turns a sample that never raises its alarm into a failure, not a hung suite.
+    @Test func theStutterAlarmFiresWhileTheStreamIsStillLive() async throws {
+        let server = try LiveFLVServer(path: try Fixture.h264AAC.path(), configuration: .init(port: 0, threads: 1))
+        let port = try await server.start()
+        var quiet = Logger(label: "test")
+        quiet.logLevel = .critical
+        let proxy = ImpairmentProxy(
+            upstreamPort: port, timeline: try ImpairmentTimeline.parse("at=2s stall=4s; at=9s stall=7s"),
+            logger: quiet)
+        let proxyPort = try await proxy.start()
+        let started = Date()
+        let output = try ExternalTool.run(
+            "timeout", ["60", Self.executable("stutter-alarm"), "http://127.0.0.1:\(proxyPort)/live.flv", "1"])
+        let took = Date().timeIntervalSince(started)
+        await proxy.stop()
+        await server.stop()
+        #expect(output.status == 2, "\(output.text) \(output.standardError)")
+        #expect(took < 40, "raised while the stream was still playing: \(took) s")
+        #expect(output.standardError.contains("ALARM: 2 stutters within a minute"))
+        #expect(output.text.components(separatedBy: "stutter: ").count - 1 >= 2, "\(output.text)")
+        #expect(output.text.contains("PLAY_EVT_PLAY_BEGIN"))
     }
 
     @Test func oneProcessMonitorsSeveralStreams() async throws {
