@@ -39,8 +39,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     private var clockStamp: (wallClockMs: Double, streamMs: Int64)?
     private var timelineOffset: Int64 = 0
     private var stitcher = TimelineStitcher()
-    private var videoDecoder: VideoDecoder?
-    private var audioDecoder: AudioDecoder?
+    private let decoding: DecodeStage
     private let presenter: Presenter
     /// The thread this session runs on, while it runs.
     private var thread: PlaybackThread?
@@ -54,8 +53,6 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     /// The newest configurations received (what arriving packets use); decoders follow them in stream order.
     private var videoConfiguration: VideoCodecConfiguration?
     private var audioConfiguration: AudioCodecConfiguration?
-    private var videoChanges = ConfigurationChanges<VideoCodecConfiguration>()
-    private var audioChanges = ConfigurationChanges<AudioCodecConfiguration>()
     private var hasBegun = false
     /// Why the stream cannot be played at all, once that is known.
     private var unplayable: String?
@@ -86,9 +83,8 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     /// the file goes on where it broke off instead of starting over.
     private var resumeAfter: (video: MediaTimestamp?, audio: MediaTimestamp?)?
     private var newestAudio: MediaTimestamp?
-    /// The newest video decode time received, and the last one of a lost connection, until decoded past.
+    /// The newest video decode time received.
     private var newestVideo: MediaTimestamp?
-    private var videoBoundary: MediaTimestamp?
     /// The transport is done and every video packet has gone to the decoder: what it holds was drained.
     private var videoDrained = false
 
@@ -118,6 +114,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     ) {
         self.control = control
         self.presenter = Presenter(videoSink: videoSink, audioSink: audioSink)
+        self.decoding = DecodeStage(options: configuration.decoder)
         self.url = url
         self.configuration = configuration
         self.clock = clock
@@ -348,7 +345,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             // What the decoder holds back (B-frames' reorder delay) is drained once the connection's last
             // video packet has gone in, so those pictures are shown, not lost with the connection. Media on
             // demand resumes where it broke off: its decoder simply goes on.
-            if !onDemand { videoBoundary = newestVideo }
+            if !onDemand { decoding.connectionLost(after: newestVideo) }
             if let outcome = connectionLost(error) { return outcome }
             switch action {
             case .retry(let attempt, _):
@@ -476,7 +473,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         guard drain == nil else { return }
         if !videoDrained { flushVideo() }
         videoDrained = true
-        if let decoder = audioDecoder { queue(decoder.flush()) }
+        take(decoding.flushAudio())
         drain = (now, engine.position ?? engine.buffer.liveEdge ?? MediaTimestamp(milliseconds: 0))
     }
 
@@ -791,10 +788,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
                 sawMedia = true
                 mediaLostAt = nil
             }
-            switch packet.kind {
-            case .video: videoChanges.received(dts: packet.dts)
-            case .audio: audioChanges.received(dts: packet.dts)
-            }
+            decoding.received(packet)
             goodput.record(media: packet.dts, at: elapsed)
             statistics.received(packet)
             timelineOffset = mapped.dts.milliseconds - original.dts.milliseconds
@@ -842,17 +836,12 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             }
             for packet in admitted { receive(packet) }
         case .videoConfiguration(let video):
-            let changed = video != videoConfiguration
             videoConfiguration = video
             engine.expectsVideo = true
-            guard configuration.decodes, changed else { return }
-            // The first opens at once (the fast path); a change waits for the packets it belongs to.
-            if videoDecoder == nil { openVideoDecoder(video) } else { videoChanges.schedule(video) }
+            if configuration.decodes { take(decoding.received(video)) }
         case .audioConfiguration(let audio):
-            let changed = audio != audioConfiguration
             audioConfiguration = audio
-            guard configuration.decodes, changed else { return }
-            if audioDecoder == nil { openAudioDecoder(audio) } else { audioChanges.schedule(audio) }
+            if configuration.decodes { take(decoding.received(audio)) }
         case .metadata(let metadata):
             if let duration = metadata.duration, duration.isFinite, duration > 0 { mediaDuration = duration }
             if seeksByOffset, keyframeIndex.isEmpty { keyframeIndex = metadata.keyframeIndex }
@@ -930,13 +919,11 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         engine = PlaybackEngine(parameters: parameters, limits: configuration.bufferLimits)
         engine.expectsVideo = videoConfiguration != nil || expectsVideo
         presenter.reset()
-        videoDecoder?.reset()
-        audioDecoder?.reset()
+        decoding.reset()
         seek = SeekFilter(target: media)
         drain = nil
         ending = nil
         videoDrained = false
-        videoBoundary = nil
         resumeAfter = nil
         transportFinished = false
         hasBegun = false
@@ -985,76 +972,37 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         }
     }
 
-    private func openVideoDecoder(_ video: VideoCodecConfiguration) {
-        do {
-            videoDecoder = try VideoDecoder(configuration: video, options: configuration.decoder)
-            report(.startVideoDecoder, "\(video.codec.rawValue) decoder started", ["codec": .string(video.codec.rawValue)])
-        } catch {
-            videoDecoder = nil
-            report(video.codec == .hevc ? .hevcDecodeFailed : .videoDecodeFailed, "cannot open decoder: \(error)")
-        }
-    }
-
-    private func openAudioDecoder(_ audio: AudioCodecConfiguration) {
-        do {
-            audioDecoder = try AudioDecoder(configuration: audio, options: configuration.decoder)
-        } catch {
-            audioDecoder = nil
-            report(.audioDecodeFailed, "cannot open decoder: \(error)")
-        }
-    }
-
     private func decode(_ packet: EncodedPacket) {
-        switch packet.kind {
-        case .video:
-            if let boundary = videoBoundary, packet.dts > boundary {
-                // The first packet of the next connection: the last one's held-back pictures come out first.
-                videoBoundary = nil
-                flushVideo()
+        take(decoding.decode(packet, poster: !sawFrame && presenter.framesShown == 0))
+    }
+
+    /// Carries out what the decode stage did: pictures and sound to the presenter, problems reported.
+    private func take(_ outputs: [DecodeStage.Output]) {
+        for output in outputs {
+            switch output {
+            case .video(let frame):
+                firstFrame()
+                presenter.enqueue(frame)
+            case .poster(let frame):
+                firstFrame()
+                presenter.enqueue(frame, isPoster: true)
+            case .audio(let frame):
+                if !decoding.decodesVideo, !expectsVideo { firstFrame() }
+                presenter.enqueue(frame)
+            case .started(let video):
+                report(
+                    .startVideoDecoder, "\(video.codec.rawValue) decoder started",
+                    ["codec": .string(video.codec.rawValue)])
+            case .videoDecoderFailedToOpen(let video, let error):
+                report(video.codec == .hevc ? .hevcDecodeFailed : .videoDecodeFailed, "cannot open decoder: \(error)")
+            case .audioDecoderFailedToOpen(_, let error):
+                report(.audioDecodeFailed, "cannot open decoder: \(error)")
+            case .failed(.video, let error):
+                report(.videoDecodeFailed, "\(error)")
+            case .failed(.audio, let error):
+                report(.audioDecodeFailed, "\(error)")
             }
-            if let change = videoChanges.due(at: packet.dts), change != videoDecoder?.configuration {
-                // Where the stream changed: what the old decoder holds is shown first.
-                flushVideo()
-                openVideoDecoder(change)
-            }
-            guard let decoder = videoDecoder else { return }
-            if !sawFrame, packet.isKeyframe, presenter.framesShown == 0 { decodePoster(packet) }
-            queue(decoder.decode(packet))
-        case .audio:
-            if let change = audioChanges.due(at: packet.dts), change != audioDecoder?.configuration {
-                if let decoder = audioDecoder { queue(decoder.flush()) }
-                openAudioDecoder(change)
-            }
-            guard let decoder = audioDecoder else { return }
-            queue(decoder.decode(packet))
         }
-    }
-
-    /// The first keyframe, decoded by a decoder of its own and drained at once, so the first picture shows
-    /// the moment its keyframe is complete. The playing decoder holds a stream with B-frames back by its
-    /// reorder delay (two or three frames), which before the cache is full are not released to it yet.
-    private func decodePoster(_ packet: EncodedPacket) {
-        guard let video = videoConfiguration,
-            let poster = try? VideoDecoder(configuration: video, options: configuration.decoder)
-        else { return }
-        let output = poster.decode(packet)
-        guard let frame = output.frames.first ?? poster.flush().frames.first else { return }
-        firstFrame()
-        presenter.enqueue(frame, isPoster: true)
-    }
-
-    private func queue(_ output: DecodeOutput<VideoFrame>) {
-        for error in output.errors { report(.videoDecodeFailed, "\(error)") }
-        for frame in output.frames {
-            firstFrame()
-            presenter.enqueue(frame)
-        }
-    }
-
-    private func queue(_ output: DecodeOutput<AudioFrame>) {
-        for error in output.errors { report(.audioDecodeFailed, "\(error)") }
-        if !output.frames.isEmpty, videoDecoder == nil, !expectsVideo { firstFrame() }
-        for frame in output.frames { presenter.enqueue(frame) }
     }
 
     private func firstFrame() {
@@ -1064,12 +1012,11 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     }
 
     private func flushVideo() {
-        if let decoder = videoDecoder { queue(decoder.flush()) }
+        take(decoding.flushVideo())
     }
 
     private func flushDecoders() {
-        flushVideo()
-        if let decoder = audioDecoder { queue(decoder.flush()) }
+        take(decoding.flushVideo() + decoding.flushAudio())
     }
 }
 

@@ -35,8 +35,7 @@ public final class MediaReader {
     private let source: FileSource
     private let options: Options
     private var demuxer: FLVDemuxer
-    private var videoDecoder: VideoDecoder?
-    private var audioDecoder: AudioDecoder?
+    private let decoding: DecodeStage
     private var queue: [MediaEvent] = []
     private var queueIndex = 0
     private var finished = false
@@ -50,6 +49,7 @@ public final class MediaReader {
         }
         self.options = options
         demuxer = FLVDemuxer(configuration: options.demuxer)
+        decoding = DecodeStage(options: options.decoder)
     }
 
     /// The next event, or `nil` at the end of the file.
@@ -101,45 +101,30 @@ public final class MediaReader {
         queue.append(.element(element))
         guard options.decodes else { return }
         switch element {
-        case .videoConfiguration(let configuration):
-            if let old = videoDecoder { emit(old.flush(), kind: .video, as: MediaEvent.videoFrame) }
-            videoDecoder = openDecoder(kind: .video) { () throws(DecodeError) in
-                try VideoDecoder(configuration: configuration, options: options.decoder)
-            }
-        case .audioConfiguration(let configuration):
-            if let old = audioDecoder { emit(old.flush(), kind: .audio, as: MediaEvent.audioFrame) }
-            audioDecoder = openDecoder(kind: .audio) { () throws(DecodeError) in
-                try AudioDecoder(configuration: configuration, options: options.decoder)
-            }
-        case .packet(let packet) where packet.kind == .video:
-            if let decoder = videoDecoder { emit(decoder.decode(packet), kind: .video, as: MediaEvent.videoFrame) }
+        case .videoConfiguration(let configuration): take(decoding.received(configuration))
+        case .audioConfiguration(let configuration): take(decoding.received(configuration))
         case .packet(let packet):
-            if let decoder = audioDecoder { emit(decoder.decode(packet), kind: .audio, as: MediaEvent.audioFrame) }
-        default:
-            break
+            decoding.received(packet)
+            take(decoding.decode(packet))
+        default: break
         }
     }
 
-    private func openDecoder<Decoder>(
-        kind: MediaKind, _ make: () throws(DecodeError) -> Decoder
-    ) -> Decoder? {
-        do {
-            return try make()
-        } catch {
-            queue.append(.decodeError(kind, error))
-            return nil
+    /// Queues what the decode stage did, in order.
+    private func take(_ outputs: [DecodeStage.Output]) {
+        for output in outputs {
+            switch output {
+            case .video(let frame), .poster(let frame): queue.append(.videoFrame(frame))
+            case .audio(let frame): queue.append(.audioFrame(frame))
+            case .started: break
+            case .videoDecoderFailedToOpen(_, let error): queue.append(.decodeError(.video, error))
+            case .audioDecoderFailedToOpen(_, let error): queue.append(.decodeError(.audio, error))
+            case .failed(let kind, let error): queue.append(.decodeError(kind, error))
+            }
         }
-    }
-
-    private func emit<Frame>(_ output: DecodeOutput<Frame>, kind: MediaKind, as wrap: (Frame) -> MediaEvent) {
-        for error in output.errors { queue.append(.decodeError(kind, error)) }
-        for frame in output.frames { queue.append(wrap(frame)) }
     }
 
     private func flushDecoders() {
-        if let decoder = videoDecoder { emit(decoder.flush(), kind: .video, as: MediaEvent.videoFrame) }
-        if let decoder = audioDecoder { emit(decoder.flush(), kind: .audio, as: MediaEvent.audioFrame) }
-        videoDecoder = nil
-        audioDecoder = nil
+        take(decoding.flushVideo() + decoding.flushAudio())
     }
 }

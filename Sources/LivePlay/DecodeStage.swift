@@ -1,0 +1,166 @@
+import LivePlayBuffering
+import LivePlayCore
+import LivePlayDecode
+
+/// The decode stage: codec configurations applied in stream order, the decoders they open, and what comes
+/// out of them. Every loop that decodes (``LiveSession``, ``MediaReader``) uses this one, so a sequence header
+/// change, a decoder that failed and waits for a keyframe, and the pictures a decoder holds back are handled
+/// in one place.
+///
+/// A configuration received while a decoder is open applies from the first packet received after it
+/// (``ConfigurationChanges``): packets still buffered ahead of it belong to the old one. Before a decoder is
+/// replaced it is drained, so its held-back pictures (B-frames' reorder delay) come out first. After a
+/// decode error the decoder drops packets until the next keyframe (``VideoDecoder``).
+final class DecodeStage {
+    /// What the stage did, in order.
+    enum Output {
+        case video(VideoFrame)
+        /// The first keyframe's picture, from a decoder of its own that is drained at once: the playing
+        /// decoder holds a B-frame stream back by its reorder delay.
+        case poster(VideoFrame)
+        case audio(AudioFrame)
+        /// A video decoder opened for this configuration.
+        case started(VideoCodecConfiguration)
+        case videoDecoderFailedToOpen(VideoCodecConfiguration, DecodeError)
+        case audioDecoderFailedToOpen(AudioCodecConfiguration, DecodeError)
+        /// A packet or frame failed to decode; the decoder goes on from the next keyframe.
+        case failed(MediaKind, DecodeError)
+    }
+
+    private let options: DecoderOptions
+    private var video: VideoDecoder?
+    private var audio: AudioDecoder?
+    /// The newest configurations received (the poster decoder uses the video one).
+    private var newestVideo: VideoCodecConfiguration?
+    private var newestAudio: AudioCodecConfiguration?
+    private var videoChanges = ConfigurationChanges<VideoCodecConfiguration>()
+    private var audioChanges = ConfigurationChanges<AudioCodecConfiguration>()
+    /// The last video packet of a lost connection: what the decoder holds back comes out before the first
+    /// packet after it is decoded.
+    private var videoBoundary: MediaTimestamp?
+
+    init(options: DecoderOptions) {
+        self.options = options
+    }
+
+    /// Whether a video decoder is open.
+    var decodesVideo: Bool { video != nil }
+
+    /// A video sequence header arrived. The first opens a decoder at once (the fast path to the first
+    /// picture); a change waits for the packets it belongs to.
+    func received(_ configuration: VideoCodecConfiguration) -> [Output] {
+        guard configuration != newestVideo else { return [] }
+        newestVideo = configuration
+        guard video == nil else {
+            videoChanges.schedule(configuration)
+            return []
+        }
+        return openVideo(configuration)
+    }
+
+    /// An audio sequence header arrived; as for video.
+    func received(_ configuration: AudioCodecConfiguration) -> [Output] {
+        guard configuration != newestAudio else { return [] }
+        newestAudio = configuration
+        guard audio == nil else {
+            audioChanges.schedule(configuration)
+            return []
+        }
+        return openAudio(configuration)
+    }
+
+    /// A packet arrived (its timestamp already on the playback timeline): the changes waiting for their first
+    /// packet start at it.
+    func received(_ packet: EncodedPacket) {
+        switch packet.kind {
+        case .video: videoChanges.received(dts: packet.dts)
+        case .audio: audioChanges.received(dts: packet.dts)
+        }
+    }
+
+    /// A connection was lost after `packet`, the last video packet it delivered: the decoder's held-back
+    /// pictures are drained once that packet has gone in (media on demand, whose decoder goes on, need not).
+    func connectionLost(after lastVideo: MediaTimestamp?) {
+        videoBoundary = lastVideo
+    }
+
+    /// Decodes `packet`, switching decoders first where the stream changed configuration.
+    /// - Parameter poster: also decode this keyframe on a decoder of its own, for an immediate first picture.
+    func decode(_ packet: EncodedPacket, poster: Bool = false) -> [Output] {
+        var outputs: [Output] = []
+        switch packet.kind {
+        case .video:
+            if let boundary = videoBoundary, packet.dts > boundary {
+                videoBoundary = nil
+                outputs += flushVideo()
+            }
+            if let change = videoChanges.due(at: packet.dts), change != video?.configuration {
+                outputs += flushVideo()
+                outputs += openVideo(change)
+            }
+            guard let decoder = video else { return outputs }
+            if poster, packet.isKeyframe, let picture = decodePoster(packet) { outputs.append(.poster(picture)) }
+            outputs += Self.outputs(decoder.decode(packet))
+        case .audio:
+            if let change = audioChanges.due(at: packet.dts), change != audio?.configuration {
+                outputs += flushAudio()
+                outputs += openAudio(change)
+            }
+            guard let decoder = audio else { return outputs }
+            outputs += Self.outputs(decoder.decode(packet))
+        }
+        return outputs
+    }
+
+    /// Drains the pictures the video decoder still holds; it then takes new input from a keyframe.
+    func flushVideo() -> [Output] {
+        video.map { Self.outputs($0.flush()) } ?? []
+    }
+
+    /// Drains the sound the audio decoder still holds.
+    func flushAudio() -> [Output] {
+        audio.map { Self.outputs($0.flush()) } ?? []
+    }
+
+    /// Discards what the decoders hold without output (a seek); each then waits for a keyframe.
+    func reset() {
+        video?.reset()
+        audio?.reset()
+        videoBoundary = nil
+    }
+
+    private func openVideo(_ configuration: VideoCodecConfiguration) -> [Output] {
+        do {
+            video = try VideoDecoder(configuration: configuration, options: options)
+            return [.started(configuration)]
+        } catch {
+            video = nil
+            return [.videoDecoderFailedToOpen(configuration, error)]
+        }
+    }
+
+    private func openAudio(_ configuration: AudioCodecConfiguration) -> [Output] {
+        do {
+            audio = try AudioDecoder(configuration: configuration, options: options)
+            return []
+        } catch {
+            audio = nil
+            return [.audioDecoderFailedToOpen(configuration, error)]
+        }
+    }
+
+    private func decodePoster(_ packet: EncodedPacket) -> VideoFrame? {
+        guard let configuration = newestVideo,
+            let poster = try? VideoDecoder(configuration: configuration, options: options)
+        else { return nil }
+        return poster.decode(packet).frames.first ?? poster.flush().frames.first
+    }
+
+    private static func outputs(_ output: DecodeOutput<VideoFrame>) -> [Output] {
+        output.errors.map { .failed(.video, $0) } + output.frames.map { .video($0) }
+    }
+
+    private static func outputs(_ output: DecodeOutput<AudioFrame>) -> [Output] {
+        output.errors.map { .failed(.audio, $0) } + output.frames.map { .audio($0) }
+    }
+}
