@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import LivePlayBuffering
 import LivePlayCore
@@ -26,7 +25,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     public private(set) var description = StreamDescription()
     private let clock: C
     private let logger: Logger
-    private let makeSource: (@Sendable (String, TransportOptions, Logger) -> (any ByteSource))?
+    private let source: (any ByteSource)?
     private var start: C.Instant
     private var emit: (PlayEvent) -> Void = { _ in }
     private var emitStatus: (NetStatus) -> Void = { _ in }
@@ -105,12 +104,12 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     ///   - audioSink: receives decoded sound, time-stretched to the playback rate; a real-time one is the
     ///     master clock.
     ///   - control: a handle made beforehand, for a caller that needs it before the session exists.
-    ///   - makeSource: overrides how a URL becomes a byte source (tests); by default the URL's scheme picks
-    ///     HTTP-FLV or RTMP.
+    ///   - source: a source of FLV bytes of the caller's own (a custom transport) instead of the one `url` names
+    ///     (by its scheme: HTTP-FLV, RTMP or a file); `url` then only names the stream in logs.
     public init(
         url: String, configuration: LivePlayConfiguration, clock: C, logger: Logger,
         videoSink: (any VideoSink)? = nil, audioSink: (any AudioSink)? = nil, control: PlaybackControl = PlaybackControl(),
-        makeSource: (@Sendable (String, TransportOptions, Logger) -> (any ByteSource))? = nil
+        source: (any ByteSource)? = nil
     ) {
         self.control = control
         self.presenter = Presenter(videoSink: videoSink, audioSink: audioSink)
@@ -119,7 +118,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
-        self.makeSource = makeSource
+        self.source = source
         self.start = clock.now
         self.engine = PlaybackEngine(parameters: configuration.latency, limits: configuration.bufferLimits)
         self.goodput = GoodputMeter(window: configuration.lagWindow)
@@ -152,32 +151,17 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     }
 
     private func connectAndPlay() async -> PlaybackOutcome {
-        if let makeSource {
-            return await play(makeSource(url, configuration.transport, logger))
-        }
-        let kind: StreamURL.Kind
+        if let source { return await play(source) }
         do {
-            kind = try StreamURL.kind(of: url)
-        } catch {
-            return fail(.fileNotFound, "\(Redaction.url(url)) cannot be played: \(error.message)")
-        }
-        switch kind {
-        case .httpFLV:
-            let options = configuration.transport
-            do {
-                return try await HTTPClient.withHTTPClient(
-                    configuration: HTTPFLVSource.clientConfiguration(options), backgroundActivityLogger: logger
-                ) { client in
-                    await play(HTTPFLVSource(url: url, options: options, client: client, logger: logger, sleep: sleep))
-                }
-            } catch {
-                return fail(.networkDisconnected, "HTTP client: \(error)")
+            return try await ConnectionSupervisor.withSource(
+                for: url, options: configuration.transport, logger: logger, sleep: sleep
+            ) { source in
+                await play(source)
             }
-        case .rtmp:
-            return await play(RTMPSource(url: url, options: configuration.transport, logger: logger))
-        case .file:
-            let path = (try? StreamAddress(parsing: url).path) ?? url
-            return await play(FileByteSource(path: path))
+        } catch where error.code == .invalidURL {
+            return fail(.fileNotFound, "\(Redaction.url(url)) cannot be played: \(error.message)")
+        } catch {
+            return fail(.networkDisconnected, "HTTP client: \(error.detail ?? error.message)")
         }
     }
 
@@ -195,16 +179,6 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
 
     // MARK: - Play loop
 
-    /// What the transport task tells the play loop.
-    private enum TransportUpdate: Sendable {
-        /// A connection attempt starts (0 = the first).
-        case attempt(Int)
-        case event(TransportEvent)
-        case lost(TransportError, ReconnectPolicy.Action)
-        /// The stream finished by design.
-        case finished
-    }
-
     /// How the play loop stopped: with the session's outcome, or to read the source again from its start
     /// (a seek back in media on demand).
     private enum LoopExit {
@@ -217,17 +191,16 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     private func play(_ source: any ByteSource) async -> PlaybackOutcome {
         let policy = ReconnectPolicy(
             retryCount: configuration.connectRetryCount, retryInterval: configuration.connectRetryInterval)
-        let sleep = sleep
-        // Whether the source can start mid-file (media on demand: a file, an HTTP server honouring `Range`).
-        seeksByOffset = source.makeConnection(startingAt: 0) != nil
+        let supervisor = ConnectionSupervisor(source: source, policy: policy, sleep: sleep)
+        seeksByOffset = supervisor.seeksByOffset
         var offset: Int64?
         while true {
-            let handoff = TransportHandoff<TransportUpdate>(capacity: 64)
+            let handoff = TransportHandoff<SupervisorEvent>(capacity: 64)
             let start = offset
             readsMidFile = offset != nil
             let exit = await withTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    await Self.runTransport(source, from: start, policy: policy, sleep: sleep, handoff: handoff)
+                    await supervisor.run(from: start, deliver: handoff.send, abort: handoff.abortRequest)
                 }
                 let exit = await playLoop(handoff)
                 handoff.close()
@@ -242,49 +215,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         }
     }
 
-    /// Connects, reads, and reconnects as the policy says; every event goes to the play loop in order.
-    private static func runTransport(
-        _ source: any ByteSource, from offset: Int64?, policy: ReconnectPolicy,
-        sleep: @Sendable (Duration) async throws -> Void, handoff: TransportHandoff<TransportUpdate>
-    ) async {
-        var policy = policy
-        var attempt = 0
-        while !Task.isCancelled {
-            guard await handoff.send(.attempt(attempt)) else { return }
-            let connection = offset.flatMap(source.makeConnection(startingAt:)) ?? source.makeConnection()
-            var sawBytes = false
-            do throws(TransportError) {
-                while let event = try await connection.next() {
-                    if case .bytes = event, !sawBytes {
-                        sawBytes = true
-                        policy.mediaReceived()
-                    }
-                    guard await handoff.send(.event(event)) else {
-                        await connection.close()
-                        return
-                    }
-                    if let abort = handoff.abortRequest() { throw abort }
-                }
-                await connection.close()
-                _ = await handoff.send(.finished)
-                return
-            } catch {
-                await connection.close()
-                if Task.isCancelled { return }
-                let action = policy.connectionLost()
-                guard await handoff.send(.lost(error, action)) else { return }
-                guard case .retry(let next, let delay) = action else { return }
-                attempt = next
-                do {
-                    try await sleep(delay)
-                } catch {
-                    return
-                }
-            }
-        }
-    }
-
-    private func playLoop(_ handoff: TransportHandoff<TransportUpdate>) async -> LoopExit {
+    private func playLoop(_ handoff: TransportHandoff<SupervisorEvent>) async -> LoopExit {
         let (sleep, tickInterval) = (sleep, configuration.tickInterval)
         while true {
             if Task.isCancelled { return .finished(.stopped) }
@@ -328,7 +259,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         return { [clock] duration in try await clock.sleep(for: duration) }
     }
 
-    private func apply(_ update: TransportUpdate, _ handoff: TransportHandoff<TransportUpdate>) -> PlaybackOutcome? {
+    private func apply(_ update: SupervisorEvent, _ handoff: TransportHandoff<SupervisorEvent>) -> PlaybackOutcome? {
         switch update {
         case .attempt:
             connectionCount += 1

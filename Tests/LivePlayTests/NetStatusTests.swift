@@ -21,7 +21,7 @@ import Testing
             let session = LiveSession(
                 url: "rtmp://127.0.0.1/live/virtual", configuration: LivePlayConfiguration(latency: latency),
                 clock: clock, logger: quiet, videoSink: NullVideoSink(),
-                makeSource: { _, _, _ in VirtualLiveSource(flv: bytes, clock: clock) })
+                source: VirtualLiveSource(flv: bytes, clock: clock))
             var run = Run()
             _ = await session.run(
                 onEvent: { run.events.append($0) },

@@ -160,7 +160,7 @@ extension OnDemandSessionTests {
         quiet.logLevel = .critical
         let session = LiveSession(
             url: path, configuration: LivePlayConfiguration(), clock: clock, logger: quiet, videoSink: sink,
-            control: control, makeSource: { _, _, _ in source })
+            control: control, source: source)
         let outcome = await session.run(onEvent: { _ in })
         #expect(outcome == .ended)
         // The start, then the keyframe at 6 s and the one at 2 s, each by its byte offset.

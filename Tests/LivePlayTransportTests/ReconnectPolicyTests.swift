@@ -1,5 +1,5 @@
-import LivePlayBuffering
 import LivePlayCore
+import LivePlayTransport
 import Testing
 
 @Suite struct ReconnectPolicyTests {
