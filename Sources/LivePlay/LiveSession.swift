@@ -172,6 +172,10 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         emit(PlayEvent(code, message, elapsedMilliseconds: milliseconds, parameters: parameters))
     }
 
+    private func report(_ report: Report) {
+        self.report(report.code, report.message, report.parameters)
+    }
+
     private func fail(_ code: PlayEventCode, _ message: String) -> PlaybackOutcome {
         report(code, message)
         return .failed(code)
@@ -281,24 +285,9 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             switch action {
             case .retry(let attempt, _):
                 statistics.reconnected()
-                var parameters: [String: PlayEventValue] = [
-                    "EVT_PARAM1": .int(Int64(attempt)), "reason": .string(error.code.rawValue),
-                ]
-                if let detail = error.detail { parameters["detail"] = .string(detail) }
-                report(
-                    .reconnect, "reconnecting (attempt \(attempt) of \(configuration.connectRetryCount)): \(error.message)",
-                    parameters)
+                report(Reports.retrying(attempt: attempt, of: configuration.connectRetryCount, after: error))
             case .giveUp(let attempts):
-                let message: String
-                if everConnected {
-                    message = attempts == 0
-                        ? "the connection was lost: \(error.message)"
-                        : "the connection was lost and \(attempts) reconnect attempts failed: \(error.message)"
-                } else {
-                    message = attempts == 0
-                        ? "could not connect: \(error.message)"
-                        : "could not connect in \(attempts + 1) attempts: \(error.message)"
-                }
+                let message = Reports.gaveUpMessage(after: attempts, everConnected: everConnected, error)
                 // What arrived before the loss is played out first, then the error is reported.
                 finish(.failed(.networkDisconnected, message, error.detail))
             }
@@ -334,37 +323,20 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
                     startDrain(at: now)
                     break
                 }
-                report(
-                    .playLoading, "buffer ran dry; loading",
-                    ["buffered_ms": .int(buffered.milliseconds), "target_ms": .int(engine.target.milliseconds)])
+                report(Reports.loading(buffered: buffered, target: engine.target))
             case .begin(let buffered, let stalled):
                 begin(buffered: buffered, stalled: stalled, at: now)
             case .skipped(let removed, let dropped):
                 statistics.caughtUp()
-                report(
-                    .catchUpSkip, "skipped \(removed.milliseconds) ms of buffered media to catch up",
-                    ["removed_ms": .int(removed.milliseconds), "dropped_frames": .int(Int64(dropped)),
-                        "method": .string("skip")])
-                report(
-                    .videoDiscontinuity, "\(dropped) frames skipped",
-                    ["dropped_frames": .int(Int64(dropped)), "gap_ms": .int(removed.milliseconds)])
+                Reports.skipped(removed: removed, dropped: dropped).forEach(report)
             case .catchUpStarted(let excess):
                 statistics.caughtUp()
-                report(
-                    .catchUpStarted, "playing faster to remove \(excess.milliseconds) ms of latency",
-                    ["excess_ms": .int(excess.milliseconds), "rate": .double(engine.rate), "method": .string("rate")])
+                report(Reports.catchUpStarted(excess: excess, rate: engine.rate))
             case .catchUpEnded(let removed):
-                report(
-                    .catchUpEnded, "back to normal rate",
-                    ["removed_ms": .int(removed.milliseconds), "method": .string("rate"),
-                        "latency_ms": .int(engine.bufferLatency.milliseconds)])
+                report(Reports.catchUpEnded(removed: removed, latency: engine.bufferLatency))
             case .arrivalGap(let gap, let tolerated):
                 guard !transportFinished else { break }
-                report(
-                    .receiveDataLag, "no media for \(gap.milliseconds) ms",
-                    ["reason": .string("arrival_gap"), "gap_ms": .int(gap.milliseconds),
-                        "tolerated_ms": .int(tolerated.milliseconds),
-                        "buffered_ms": .int(engine.bufferLatency.milliseconds)])
+                report(Reports.arrivalGap(gap, tolerated: tolerated, buffered: engine.bufferLatency))
             case .rateChanged:
                 break
             }
@@ -419,19 +391,17 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         switch control.takePauseRequest() {
         case true? where !engine.isPaused:
             engine.pause()
-            report(.paused, "paused", ["position_ms": .int(engine.position?.milliseconds ?? 0)])
+            report(Reports.paused(at: engine.position))
         case false? where engine.isPaused && onDemand:
             _ = engine.resume(jumpsToNewest: false)
-            report(.resumed, "resumed where it paused", ["position_ms": .int(engine.position?.milliseconds ?? 0)])
+            report(Reports.resumedWherePaused(at: engine.position))
         case false? where engine.isPaused:
             for action in engine.resume() {
                 if case .skipped(let removed, let dropped) = action {
-                    report(
-                        .videoDiscontinuity, "resumed at the newest media: \(dropped) frames skipped",
-                        ["dropped_frames": .int(Int64(dropped)), "gap_ms": .int(removed.milliseconds)])
+                    report(Reports.skippedToNewest(removed: removed, dropped: dropped))
                 }
             }
-            report(.resumed, "resumed at the live edge", ["latency_ms": .int(engine.bufferLatency.milliseconds)])
+            report(Reports.resumedAtLiveEdge(latency: engine.bufferLatency))
         default:
             break
         }
@@ -439,15 +409,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         guard let latency = control.takeLatency(), latency != engine.parameters, !onDemand else { return }
         let previous = engine.parameters
         engine.parameters = latency
-        let name = { (parameters: LatencyParameters) in LatencyMode(matching: parameters)?.rawValue ?? "custom" }
-        report(
-            .latencyChanged, "latency mode \(name(previous)) → \(name(latency))",
-            ["mode": .string(name(latency)), "previous_mode": .string(name(previous)),
-                "auto_adjust": .bool(latency.autoAdjustCacheTime), "cache_time_ms": .int(latency.cacheTime.milliseconds),
-                "min_cache_ms": .int(latency.minAutoAdjustCacheTime.milliseconds),
-                "max_cache_ms": .int(latency.maxAutoAdjustCacheTime.milliseconds),
-                "target_ms": .int(engine.target.milliseconds),
-                "latency_ms": .int(engine.bufferLatency.milliseconds)])
+        report(Reports.latencyChanged(from: previous, to: latency, target: engine.target, current: engine.bufferLatency))
     }
 
     /// Hands the sinks what is due; the first picture is shown as soon as it is decoded.
@@ -466,9 +428,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         statistics.shown(video: frame.pts)
         if lastResolution?.width != frame.width || lastResolution?.height != frame.height {
             lastResolution = (frame.width, frame.height)
-            report(
-                .changeResolution, "\(frame.width)x\(frame.height)",
-                ["EVT_PARAM1": .int(Int64(frame.width)), "EVT_PARAM2": .int(Int64(frame.height))])
+            report(Reports.resolution(width: frame.width, height: frame.height))
         }
         startup.record(\.firstShown, elapsed)
     }
@@ -514,17 +474,11 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
 
     /// `LIVEPLAY_EVT_SESSION_SUMMARY`: how the whole session went, once, when it stops.
     private func reportSummary(_ outcome: PlaybackOutcome) {
-        var parameters: [String: PlayEventValue] = [
-            "outcome": .string(outcome.name), "duration_ms": .int(elapsed.milliseconds),
-            "stutters": .int(Int64(statistics.stutters)), "stutter_ms": .int(statistics.stutterTime.milliseconds),
-            "catch_ups": .int(Int64(statistics.catchUps)), "reconnects": .int(Int64(statistics.reconnects)),
-            "bytes": .int(Int64(statistics.receivedBytes)), "frames_shown": .int(Int64(statistics.framesShown)),
-            "dropped_frames": .int(Int64(engine.buffer.droppedVideoFrames + presenter.droppedVideoFrames)),
-        ]
-        if let shown = startup.firstShown { parameters["first_frame_ms"] = .int(shown.milliseconds) }
-        if let mean = statistics.meanLatency { parameters["mean_latency_ms"] = .int(mean.milliseconds) }
-        if let p95 = statistics.p95Latency { parameters["p95_latency_ms"] = .int(p95.milliseconds) }
-        report(.sessionSummary, "session summary", parameters)
+        report(
+            Reports.summary(
+                outcome, duration: elapsed, statistics: statistics,
+                droppedFrames: engine.buffer.droppedVideoFrames + presenter.droppedVideoFrames,
+                firstShown: startup.firstShown))
     }
 
     private func endOfStream() -> PlaybackOutcome {
@@ -534,11 +488,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             report(code, message, detail.map { ["detail": .string($0)] } ?? [:])
             return .failed(code)
         case .ended?, nil:
-            if onDemand {
-                report(.playEnd, "played to the end", ["EVT_PLAY_PROGRESS": .double(progressSeconds)])
-            } else {
-                report(.playEnd, "the server ended the stream")
-            }
+            report(Reports.playedToTheEnd(onDemandPosition: onDemand ? progressSeconds : nil))
             return .ended
         }
     }
@@ -547,24 +497,15 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         let threshold = engine.parameters.videoBlockThreshold
         if let stalled {
             statistics.stalled(for: stalled, threshold: threshold)
-            if stalled > threshold {
-                report(
-                    .videoPlayLag, "playback stopped for \(stalled.milliseconds) ms",
-                    ["EVT_BLOCK_DURATION": .int(stalled.milliseconds)])
-            }
+            if stalled > threshold { report(Reports.stalled(for: stalled)) }
         }
         let first = !hasBegun
         hasBegun = true
-        var parameters: [String: PlayEventValue] = [
-            "connection": .int(Int64(connectionCount)), "buffered_ms": .int(buffered.milliseconds),
-            "target_ms": .int(engine.target.milliseconds),
-        ]
-        if first {
-            // An audio-only stream is first heard now.
-            startup.record(\.firstShown, now)
-            parameters.merge(startup.parameters) { first, _ in first }
-        }
-        report(.playBegin, first ? "playback began" : "playback resumed", parameters)
+        // An audio-only stream is first heard now.
+        if first { startup.record(\.firstShown, now) }
+        report(
+            Reports.began(
+                first: first, connection: connectionCount, buffered: buffered, target: engine.target, startup: startup))
     }
 
     /// `PLAY_EVT_PLAY_PROGRESS` once a second while playing: position, buffer, latencies.
@@ -576,16 +517,12 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         }
         guard now - last >= .seconds(1) else { return }
         lastProgress = now
-        var parameters: [String: PlayEventValue] = [
-            "EVT_PLAY_PROGRESS": .double(onDemand ? progressSeconds : Double(position.milliseconds) / 1000),
-            "PLAYABLE_DURATION": .double(engine.bufferLatency.seconds),
-            "latency_ms": .int(engine.bufferLatency.milliseconds), "rate": .double(engine.rate),
-            "target_ms": .int(engine.target.milliseconds), "frames_shown": .int(Int64(presenter.framesShown)),
-            "dropped_frames": .int(Int64(engine.buffer.droppedVideoFrames + presenter.droppedVideoFrames)),
-        ]
-        if let latency = endToEndLatency(position) { parameters["e2e_latency_ms"] = .int(latency) }
-        if onDemand { parameters["EVT_PLAY_DURATION"] = .double(mediaDuration ?? 0) }
-        report(.playProgress, "playing", parameters)
+        report(
+            Reports.progress(
+                position: onDemand ? progressSeconds : Double(position.milliseconds) / 1000, engine: engine,
+                framesShown: presenter.framesShown,
+                droppedFrames: engine.buffer.droppedVideoFrames + presenter.droppedVideoFrames,
+                endToEndLatency: endToEndLatency(position), mediaDuration: onDemand ? mediaDuration ?? 0 : nil))
     }
 
     /// "Shown N ms after the server sent it", from the lab's `onLivePlayClock` stamps (docs/wall-clock-tags.md).
@@ -597,30 +534,9 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
 
     /// Reports why a connection failed; returns an outcome when the failure is final (no retry helps).
     private func connectionLost(_ error: TransportError) -> PlaybackOutcome? {
-        // The sentence leads; what the library underneath said is kept as the detail.
-        var parameters: [String: PlayEventValue] = error.detail.map { ["detail": .string($0)] } ?? [:]
-        switch error.code {
-        case .dnsFailed: report(.dnsFailed, error.message, parameters)
-        case .connectFailed: report(.serverConnectFailed, error.message, parameters)
-        case .handshakeFailed: report(.handshakeFailed, error.message, parameters)
-        case .serverClosed: report(.serverDisconnected, error.message, parameters)
-        case .noData, .tooSlow:
-            parameters["reason"] = .string(error.code.rawValue)
-            report(.receiveDataLag, error.message, parameters)
-        case .httpStatus:
-            let status = error.httpStatus ?? 0
-            if status == 404 { return fail(.fileNotFound, error.message) }
-            if (400..<500).contains(status) { return fail(.serverRefused, error.message) }
-            parameters["http_status"] = .int(Int64(status))
-            report(.serverConnectFailed, error.message, parameters)
-        case .invalidURL, .notFound: return fail(.fileNotFound, error.message)
-        case .openFailed: return fail(.unplayable, error.message)
-        case .protocolViolation where !streaming:
-            // Garbage or a hostile message before the stream began: the handshake failed.
-            parameters["reason"] = .string(error.code.rawValue)
-            report(.handshakeFailed, error.message, parameters)
-        default: report(.readWriteFailed, error.message, parameters)
-        }
+        let (lost, isFinal) = Reports.lost(error, streaming: streaming)
+        guard !isFinal else { return fail(lost.code, lost.message) }
+        report(lost)
         return nil
     }
 
@@ -660,11 +576,11 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             everConnected = true
             self.serverAddress = serverAddress
             startup.record(\.connected, elapsed)
-            report(.connectSucceeded, "connected to \(serverAddress)", ["SERVER_IP": .string(serverAddress)])
+            report(Reports.connected(to: serverAddress))
         case .streamBegin:
             startup.record(\.streamBegan, elapsed)
             streaming = true
-            report(.rtmpStreamBegin, "the server started the stream")
+            report(Reports.streamBegan)
         case .bytes(let bytes):
             statistics.received(bytes: bytes.count)
             startup.record(\.firstByte, elapsed)
@@ -689,7 +605,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         }
         if rate < configuration.lagThreshold, !lagging {
             lagging = true
-            report(.receiveDataLag, "receiving \(Int(rate * 100)) % of real time", ["goodput": .double(rate)])
+            report(Reports.slowLink(receiving: rate))
         } else if rate >= configuration.lagThreshold {
             lagging = false
         }
@@ -705,16 +621,8 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             let mapped = stitcher.map(dts: packet.dts, pts: packet.pts)
             packet.dts = mapped.dts
             packet.pts = mapped.pts
-            if let jump = mapped.jump {
-                report(
-                    .videoDiscontinuity, "timestamps jumped \(jump / .milliseconds(1)) ms; the timeline follows on",
-                    ["jump_ms": .int(Int64(jump / .milliseconds(1))), "reason": .string("timestamp_jump")])
-            }
-            if let gap = mapped.gap, gap > .milliseconds(100) {
-                report(
-                    .videoDiscontinuity, "media resumed after a \(gap / .milliseconds(1)) ms gap",
-                    ["gap_ms": .int(Int64(gap / .milliseconds(1)))])
-            }
+            if let jump = mapped.jump { report(Reports.timestampsJumped(by: jump)) }
+            if let gap = mapped.gap, gap > .milliseconds(100) { report(Reports.mediaResumed(after: gap)) }
             if !sawMedia {
                 sawMedia = true
                 mediaLostAt = nil
@@ -725,12 +633,12 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             timelineOffset = mapped.dts.milliseconds - original.dts.milliseconds
             if packet.kind == .audio { startup.record(\.firstAudio, elapsed) }
             if configuration.enableMessage, packet.kind == .video, let video = videoConfiguration {
-                reportMessages(in: packet, video)
+                Reports.seiMessages(in: packet, video).forEach(report)
             }
             if packet.kind == .video, packet.isKeyframe, !sawKeyframe {
                 sawKeyframe = true
                 startup.record(\.firstKeyframe, elapsed)
-                report(.receivedFirstKeyframe, "first video keyframe received", ["pts_ms": .int(packet.pts.milliseconds)])
+                report(Reports.firstKeyframe(packet))
             }
             newestReceived = max(newestReceived ?? packet.dts, packet.dts)
             // Waiting to read from elsewhere (a jump by the index): what still comes from here is not wanted.
@@ -751,16 +659,14 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             }
             if seek != nil, !onDemand {
                 seek = nil
-                report(.seekDone, "a live stream plays from now: seeking is for media on demand", ["ignored": .bool(true)])
+                report(Reports.seekIgnoredOnLive)
             }
             let admitted: [EncodedPacket]
             if var filter = seek {
                 admitted = filter.admit(packet)
                 seek = filter.isDone ? nil : filter
                 if filter.isDone, let first = admitted.first {
-                    report(
-                        .seekDone, "playing from \(first.dts.milliseconds) ms",
-                        ["position_ms": .int(first.dts.milliseconds), "target_ms": .int(filter.target.milliseconds)])
+                    report(Reports.seekDone(at: first.dts, target: filter.target))
                 }
             } else {
                 admitted = [packet]
@@ -779,14 +685,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             expectsVideo = expectsVideo || metadata.videoCodecID != nil
             // Metadata is trusted to mean it; the FLV header's video flag is often set on audio-only streams.
             if metadata.videoCodecID != nil { engine.expectsVideo = true }
-            guard configuration.enableMetaData else { return }
-            var parameters: [String: PlayEventValue] = [:]
-            for property in metadata.values {
-                if let number = property.value.numberValue { parameters[property.key] = .double(number) }
-                if let text = property.value.stringValue { parameters[property.key] = .string(text) }
-                if let flag = property.value.booleanValue { parameters[property.key] = .bool(flag) }
-            }
-            report(.getMetadata, "onMetaData", parameters)
+            if configuration.enableMetaData { report(Reports.metadata(metadata)) }
         case .dataMessage(let message):
             if message.name == "onLivePlayClock", let stamp = message.arguments.first,
                 let wall = stamp["wallClockMs"]?.numberValue, let stream = stamp["streamMs"]?.numberValue
@@ -794,21 +693,13 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
                 clockStamp = (wall, Int64(stream) + timelineOffset)
                 return
             }
-            guard configuration.enableMessage else { return }
-            report(
-                .getMessage, message.name,
-                ["EVT_GET_MSG": .string(String(describing: message.arguments)), "source": .string("script")])
+            if configuration.enableMessage { report(Reports.scriptMessage(message)) }
         case .warning(let warning) where readsMidFile && warning.code == .missingConfiguration:
             break
         case .warning(let warning):
             logger.warning("FLV: \(warning)")
             if let summary = demuxWarnings.record(warning.code.rawValue, at: elapsed) {
-                var parameters: [String: PlayEventValue] = [
-                    "reason": .string(warning.code.rawValue), "count": .int(Int64(summary.count)),
-                    "suppressed": .int(Int64(summary.suppressed)),
-                ]
-                if let offset = warning.offset { parameters["offset"] = .int(Int64(offset)) }
-                report(.malformedData, "the stream has malformed data: \(warning.message)", parameters)
+                report(Reports.malformedData(warning, count: summary.count, suppressed: summary.suppressed))
             }
         case .header(let header):
             expectsVideo = expectsVideo || header.hasVideo
@@ -821,9 +712,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     private func receive(_ packet: EncodedPacket) {
         for action in engine.receive(packet, at: elapsed) {
             if case .skipped(let removed, let dropped) = action {
-                report(
-                    .videoDiscontinuity, "the buffer hit its limit and shed \(dropped) frames",
-                    ["dropped_frames": .int(Int64(dropped)), "gap_ms": .int(removed.milliseconds)])
+                report(Reports.shedAtLimit(removed: removed, dropped: dropped))
             }
         }
     }
@@ -859,7 +748,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         transportFinished = false
         hasBegun = false
         lastProgress = nil
-        report(.seekStarted, "seeking to \(target.milliseconds) ms", ["target_ms": .int(target.milliseconds)])
+        report(Reports.seekStarted(to: target))
         let behind = newestReceived.map { media <= $0 } ?? false
         let farAhead = newestReceived.map { $0 + Self.jumpThreshold.milliseconds < media } ?? false
         if let entry = indexEntry(at: media), entry.position > 0, behind || farAhead {
@@ -891,18 +780,6 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         return keyframeIndex.last { $0.time * 1000 <= Double(target.milliseconds) }
     }
 
-    /// `PLAY_EVT_GET_MESSAGE` for user-data SEI messages carried in the video (with `enableMessage`).
-    private func reportMessages(in packet: EncodedPacket, _ video: VideoCodecConfiguration) {
-        for message in SEIMessages.userData(in: packet, codec: video.codec, nalLengthSize: video.nalLengthSize) {
-            // Text payloads often end in a C string's NUL (x264's does): not part of the message.
-            let text = String(decoding: message.payload.reversed().drop { $0 == 0 }.reversed(), as: UTF8.self)
-            report(
-                .getMessage, "SEI user data",
-                ["EVT_GET_MSG": .string(text), "source": .string("sei"),
-                    "uuid": .string(message.uuidString), "pts_ms": .int(packet.pts.milliseconds)])
-        }
-    }
-
     private func decode(_ packet: EncodedPacket) {
         take(decoding.decode(packet, poster: !sawFrame && presenter.framesShown == 0))
     }
@@ -920,18 +797,8 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             case .audio(let frame):
                 if !decoding.decodesVideo, !expectsVideo { firstFrame() }
                 presenter.enqueue(frame)
-            case .started(let video):
-                report(
-                    .startVideoDecoder, "\(video.codec.rawValue) decoder started",
-                    ["codec": .string(video.codec.rawValue)])
-            case .videoDecoderFailedToOpen(let video, let error):
-                report(video.codec == .hevc ? .hevcDecodeFailed : .videoDecodeFailed, "cannot open decoder: \(error)")
-            case .audioDecoderFailedToOpen(_, let error):
-                report(.audioDecodeFailed, "cannot open decoder: \(error)")
-            case .failed(.video, let error):
-                report(.videoDecodeFailed, "\(error)")
-            case .failed(.audio, let error):
-                report(.audioDecodeFailed, "\(error)")
+            case .started, .videoDecoderFailedToOpen, .audioDecoderFailedToOpen, .failed:
+                if let report = Reports.decoding(output) { self.report(report) }
             }
         }
     }
@@ -948,38 +815,5 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
 
     private func flushDecoders() {
         take(decoding.flushVideo() + decoding.flushAudio())
-    }
-}
-
-/// Milliseconds from `startPlay` to each startup milestone, for `PLAY_EVT_PLAY_BEGIN`'s parameters.
-struct StartupTimeline {
-    var resolved: Duration?
-    var connected: Duration?
-    var handshakeDone: Duration?
-    var streamBegan: Duration?
-    var firstByte: Duration?
-    var firstAudio: Duration?
-    var firstKeyframe: Duration?
-    var firstDecoded: Duration?
-    var firstShown: Duration?
-
-    /// Records a milestone the first time it happens.
-    mutating func record(_ milestone: WritableKeyPath<StartupTimeline, Duration?>, _ at: Duration) {
-        if self[keyPath: milestone] == nil { self[keyPath: milestone] = at }
-    }
-
-    var parameters: [String: PlayEventValue] {
-        let milestones: [(String, Duration?)] = [
-            ("startup_resolved_ms", resolved), ("startup_connected_ms", connected),
-            ("startup_handshake_ms", handshakeDone), ("startup_stream_begin_ms", streamBegan),
-            ("startup_first_byte_ms", firstByte), ("startup_first_audio_ms", firstAudio),
-            ("startup_first_keyframe_ms", firstKeyframe), ("startup_first_decoded_ms", firstDecoded),
-            ("startup_first_shown_ms", firstShown),
-        ]
-        var parameters: [String: PlayEventValue] = [:]
-        for (key, value) in milestones {
-            if let value { parameters[key] = .int(value.milliseconds) }
-        }
-        return parameters
     }
 }

@@ -1,0 +1,352 @@
+import LivePlayBuffering
+import LivePlayCore
+import LivePlayFLV
+import LivePlayTransport
+
+/// One event the session reports, before it is stamped with the session's time.
+struct Report {
+    var code: PlayEventCode
+    var message: String
+    var parameters: [String: PlayEventValue] = [:]
+
+    init(_ code: PlayEventCode, _ message: String, _ parameters: [String: PlayEventValue] = [:]) {
+        self.code = code
+        self.message = message
+        self.parameters = parameters
+    }
+}
+
+/// What the stages did, as TXLivePlayer events: every message and parameter key the session reports is
+/// written here, as a pure function of typed stage outputs (docs/event-log.md documents them; the docs test
+/// holds the two together). The session decides *when*; this file decides *what is said*.
+enum Reports {
+    // MARK: Transport
+
+    static func connected(to serverAddress: String) -> Report {
+        Report(.connectSucceeded, "connected to \(serverAddress)", ["SERVER_IP": .string(serverAddress)])
+    }
+
+    static var streamBegan: Report { Report(.rtmpStreamBegin, "the server started the stream") }
+
+    /// Why a connection failed, and whether the failure is final (no retry helps).
+    /// - Parameter streaming: the stream had begun, so garbage is a broken stream rather than a failed handshake.
+    static func lost(_ error: TransportError, streaming: Bool) -> (report: Report, isFinal: Bool) {
+        // The sentence leads; what the library underneath said is kept as the detail.
+        var parameters: [String: PlayEventValue] = error.detail.map { ["detail": .string($0)] } ?? [:]
+        switch error.code {
+        case .dnsFailed: return (Report(.dnsFailed, error.message, parameters), false)
+        case .connectFailed: return (Report(.serverConnectFailed, error.message, parameters), false)
+        case .handshakeFailed: return (Report(.handshakeFailed, error.message, parameters), false)
+        case .serverClosed: return (Report(.serverDisconnected, error.message, parameters), false)
+        case .noData, .tooSlow:
+            parameters["reason"] = .string(error.code.rawValue)
+            return (Report(.receiveDataLag, error.message, parameters), false)
+        case .httpStatus:
+            let status = error.httpStatus ?? 0
+            if status == 404 { return (Report(.fileNotFound, error.message), true) }
+            if (400..<500).contains(status) { return (Report(.serverRefused, error.message), true) }
+            parameters["http_status"] = .int(Int64(status))
+            return (Report(.serverConnectFailed, error.message, parameters), false)
+        case .invalidURL, .notFound: return (Report(.fileNotFound, error.message), true)
+        case .openFailed: return (Report(.unplayable, error.message), true)
+        case .protocolViolation where !streaming:
+            // Garbage or a hostile message before the stream began: the handshake failed.
+            parameters["reason"] = .string(error.code.rawValue)
+            return (Report(.handshakeFailed, error.message, parameters), false)
+        default: return (Report(.readWriteFailed, error.message, parameters), false)
+        }
+    }
+
+    static func retrying(attempt: Int, of retryCount: Int, after error: TransportError) -> Report {
+        var parameters: [String: PlayEventValue] = [
+            "EVT_PARAM1": .int(Int64(attempt)), "reason": .string(error.code.rawValue),
+        ]
+        if let detail = error.detail { parameters["detail"] = .string(detail) }
+        return Report(.reconnect, "reconnecting (attempt \(attempt) of \(retryCount)): \(error.message)", parameters)
+    }
+
+    /// The final error's sentence: "lost" only for something that was connected.
+    static func gaveUpMessage(after attempts: Int, everConnected: Bool, _ error: TransportError) -> String {
+        if everConnected {
+            return attempts == 0
+                ? "the connection was lost: \(error.message)"
+                : "the connection was lost and \(attempts) reconnect attempts failed: \(error.message)"
+        }
+        return attempts == 0
+            ? "could not connect: \(error.message)"
+            : "could not connect in \(attempts + 1) attempts: \(error.message)"
+    }
+
+    static func slowLink(receiving rate: Double) -> Report {
+        Report(.receiveDataLag, "receiving \(Int(rate * 100)) % of real time", ["goodput": .double(rate)])
+    }
+
+    // MARK: Demux
+
+    static func timestampsJumped(by jump: Duration) -> Report {
+        Report(
+            .videoDiscontinuity, "timestamps jumped \(jump / .milliseconds(1)) ms; the timeline follows on",
+            ["jump_ms": .int(Int64(jump / .milliseconds(1))), "reason": .string("timestamp_jump")])
+    }
+
+    static func mediaResumed(after gap: Duration) -> Report {
+        Report(
+            .videoDiscontinuity, "media resumed after a \(gap / .milliseconds(1)) ms gap",
+            ["gap_ms": .int(Int64(gap / .milliseconds(1)))])
+    }
+
+    static func firstKeyframe(_ packet: EncodedPacket) -> Report {
+        Report(.receivedFirstKeyframe, "first video keyframe received", ["pts_ms": .int(packet.pts.milliseconds)])
+    }
+
+    static func metadata(_ metadata: FLVMetadata) -> Report {
+        var parameters: [String: PlayEventValue] = [:]
+        for property in metadata.values {
+            if let number = property.value.numberValue { parameters[property.key] = .double(number) }
+            if let text = property.value.stringValue { parameters[property.key] = .string(text) }
+            if let flag = property.value.booleanValue { parameters[property.key] = .bool(flag) }
+        }
+        return Report(.getMetadata, "onMetaData", parameters)
+    }
+
+    static func scriptMessage(_ message: FLVDataMessage) -> Report {
+        Report(
+            .getMessage, message.name,
+            ["EVT_GET_MSG": .string(String(describing: message.arguments)), "source": .string("script")])
+    }
+
+    /// `PLAY_EVT_GET_MESSAGE` for user-data SEI messages carried in the video (with `enableMessage`).
+    static func seiMessages(in packet: EncodedPacket, _ video: VideoCodecConfiguration) -> [Report] {
+        SEIMessages.userData(in: packet, codec: video.codec, nalLengthSize: video.nalLengthSize).map { message in
+            // Text payloads often end in a C string's NUL (x264's does): not part of the message.
+            let text = String(decoding: message.payload.reversed().drop { $0 == 0 }.reversed(), as: UTF8.self)
+            return Report(
+                .getMessage, "SEI user data",
+                ["EVT_GET_MSG": .string(text), "source": .string("sei"),
+                    "uuid": .string(message.uuidString), "pts_ms": .int(packet.pts.milliseconds)])
+        }
+    }
+
+    static func malformedData(_ warning: FLVError, count: Int, suppressed: Int) -> Report {
+        var parameters: [String: PlayEventValue] = [
+            "reason": .string(warning.code.rawValue), "count": .int(Int64(count)),
+            "suppressed": .int(Int64(suppressed)),
+        ]
+        if let offset = warning.offset { parameters["offset"] = .int(Int64(offset)) }
+        return Report(.malformedData, "the stream has malformed data: \(warning.message)", parameters)
+    }
+
+    // MARK: Buffer and engine
+
+    static func shedAtLimit(removed: Duration, dropped: Int) -> Report {
+        Report(
+            .videoDiscontinuity, "the buffer hit its limit and shed \(dropped) frames",
+            ["dropped_frames": .int(Int64(dropped)), "gap_ms": .int(removed.milliseconds)])
+    }
+
+    static func loading(buffered: Duration, target: Duration) -> Report {
+        Report(
+            .playLoading, "buffer ran dry; loading",
+            ["buffered_ms": .int(buffered.milliseconds), "target_ms": .int(target.milliseconds)])
+    }
+
+    /// A skip to catch up: the catch-up event, and the discontinuity it makes.
+    static func skipped(removed: Duration, dropped: Int) -> [Report] {
+        [
+            Report(
+                .catchUpSkip, "skipped \(removed.milliseconds) ms of buffered media to catch up",
+                ["removed_ms": .int(removed.milliseconds), "dropped_frames": .int(Int64(dropped)),
+                    "method": .string("skip")]),
+            Report(
+                .videoDiscontinuity, "\(dropped) frames skipped",
+                ["dropped_frames": .int(Int64(dropped)), "gap_ms": .int(removed.milliseconds)]),
+        ]
+    }
+
+    static func catchUpStarted(excess: Duration, rate: Double) -> Report {
+        Report(
+            .catchUpStarted, "playing faster to remove \(excess.milliseconds) ms of latency",
+            ["excess_ms": .int(excess.milliseconds), "rate": .double(rate), "method": .string("rate")])
+    }
+
+    static func catchUpEnded(removed: Duration, latency: Duration) -> Report {
+        Report(
+            .catchUpEnded, "back to normal rate",
+            ["removed_ms": .int(removed.milliseconds), "method": .string("rate"),
+                "latency_ms": .int(latency.milliseconds)])
+    }
+
+    static func arrivalGap(_ gap: Duration, tolerated: Duration, buffered: Duration) -> Report {
+        Report(
+            .receiveDataLag, "no media for \(gap.milliseconds) ms",
+            ["reason": .string("arrival_gap"), "gap_ms": .int(gap.milliseconds),
+                "tolerated_ms": .int(tolerated.milliseconds), "buffered_ms": .int(buffered.milliseconds)])
+    }
+
+    static func stalled(for stalled: Duration) -> Report {
+        Report(
+            .videoPlayLag, "playback stopped for \(stalled.milliseconds) ms",
+            ["EVT_BLOCK_DURATION": .int(stalled.milliseconds)])
+    }
+
+    /// `PLAY_EVT_PLAY_BEGIN`; the first one carries the startup milestones.
+    static func began(
+        first: Bool, connection: Int, buffered: Duration, target: Duration, startup: StartupTimeline
+    ) -> Report {
+        var parameters: [String: PlayEventValue] = [
+            "connection": .int(Int64(connection)), "buffered_ms": .int(buffered.milliseconds),
+            "target_ms": .int(target.milliseconds),
+        ]
+        if first { parameters.merge(startup.parameters) { first, _ in first } }
+        return Report(.playBegin, first ? "playback began" : "playback resumed", parameters)
+    }
+
+    // MARK: Control
+
+    static func paused(at position: MediaTimestamp?) -> Report {
+        Report(.paused, "paused", ["position_ms": .int(position?.milliseconds ?? 0)])
+    }
+
+    static func resumedWherePaused(at position: MediaTimestamp?) -> Report {
+        Report(.resumed, "resumed where it paused", ["position_ms": .int(position?.milliseconds ?? 0)])
+    }
+
+    static func skippedToNewest(removed: Duration, dropped: Int) -> Report {
+        Report(
+            .videoDiscontinuity, "resumed at the newest media: \(dropped) frames skipped",
+            ["dropped_frames": .int(Int64(dropped)), "gap_ms": .int(removed.milliseconds)])
+    }
+
+    static func resumedAtLiveEdge(latency: Duration) -> Report {
+        Report(.resumed, "resumed at the live edge", ["latency_ms": .int(latency.milliseconds)])
+    }
+
+    static func latencyChanged(
+        from previous: LatencyParameters, to latency: LatencyParameters, target: Duration, current: Duration
+    ) -> Report {
+        let name = { (parameters: LatencyParameters) in LatencyMode(matching: parameters)?.rawValue ?? "custom" }
+        return Report(
+            .latencyChanged, "latency mode \(name(previous)) → \(name(latency))",
+            ["mode": .string(name(latency)), "previous_mode": .string(name(previous)),
+                "auto_adjust": .bool(latency.autoAdjustCacheTime), "cache_time_ms": .int(latency.cacheTime.milliseconds),
+                "min_cache_ms": .int(latency.minAutoAdjustCacheTime.milliseconds),
+                "max_cache_ms": .int(latency.maxAutoAdjustCacheTime.milliseconds),
+                "target_ms": .int(target.milliseconds), "latency_ms": .int(current.milliseconds)])
+    }
+
+    static var seekIgnoredOnLive: Report {
+        Report(.seekDone, "a live stream plays from now: seeking is for media on demand", ["ignored": .bool(true)])
+    }
+
+    static func seekStarted(to target: Duration) -> Report {
+        Report(.seekStarted, "seeking to \(target.milliseconds) ms", ["target_ms": .int(target.milliseconds)])
+    }
+
+    static func seekDone(at position: MediaTimestamp, target: MediaTimestamp) -> Report {
+        Report(
+            .seekDone, "playing from \(position.milliseconds) ms",
+            ["position_ms": .int(position.milliseconds), "target_ms": .int(target.milliseconds)])
+    }
+
+    // MARK: Decode and present
+
+    /// What the decode stage did, when it is worth an event.
+    static func decoding(_ output: DecodeStage.Output) -> Report? {
+        switch output {
+        case .video, .poster, .audio: return nil
+        case .started(let video):
+            return Report(
+                .startVideoDecoder, "\(video.codec.rawValue) decoder started", ["codec": .string(video.codec.rawValue)])
+        case .videoDecoderFailedToOpen(let video, let error):
+            return Report(
+                video.codec == .hevc ? .hevcDecodeFailed : .videoDecodeFailed, "cannot open decoder: \(error)")
+        case .audioDecoderFailedToOpen(_, let error):
+            return Report(.audioDecodeFailed, "cannot open decoder: \(error)")
+        case .failed(.video, let error):
+            return Report(.videoDecodeFailed, "\(error)")
+        case .failed(.audio, let error):
+            return Report(.audioDecodeFailed, "\(error)")
+        }
+    }
+
+    static func resolution(width: Int, height: Int) -> Report {
+        Report(
+            .changeResolution, "\(width)x\(height)",
+            ["EVT_PARAM1": .int(Int64(width)), "EVT_PARAM2": .int(Int64(height))])
+    }
+
+    static func playedToTheEnd(onDemandPosition: Double?) -> Report {
+        guard let position = onDemandPosition else { return Report(.playEnd, "the server ended the stream") }
+        return Report(.playEnd, "played to the end", ["EVT_PLAY_PROGRESS": .double(position)])
+    }
+
+    // MARK: Once a second, and once at the end
+
+    /// `PLAY_EVT_PLAY_PROGRESS`: position, buffer, latencies.
+    /// - Parameter mediaDuration: the media's length, for media on demand (`EVT_PLAY_DURATION`).
+    static func progress(
+        position: Double, engine: PlaybackEngine, framesShown: Int, droppedFrames: Int, endToEndLatency: Int64?,
+        mediaDuration: Double?
+    ) -> Report {
+        var parameters: [String: PlayEventValue] = [
+            "EVT_PLAY_PROGRESS": .double(position), "PLAYABLE_DURATION": .double(engine.bufferLatency.seconds),
+            "latency_ms": .int(engine.bufferLatency.milliseconds), "rate": .double(engine.rate),
+            "target_ms": .int(engine.target.milliseconds), "frames_shown": .int(Int64(framesShown)),
+            "dropped_frames": .int(Int64(droppedFrames)),
+        ]
+        if let endToEndLatency { parameters["e2e_latency_ms"] = .int(endToEndLatency) }
+        if let mediaDuration { parameters["EVT_PLAY_DURATION"] = .double(mediaDuration) }
+        return Report(.playProgress, "playing", parameters)
+    }
+
+    /// `LIVEPLAY_EVT_SESSION_SUMMARY`: how the whole session went.
+    static func summary(
+        _ outcome: PlaybackOutcome, duration: Duration, statistics: PlaybackStatistics, droppedFrames: Int,
+        firstShown: Duration?
+    ) -> Report {
+        var parameters: [String: PlayEventValue] = [
+            "outcome": .string(outcome.name), "duration_ms": .int(duration.milliseconds),
+            "stutters": .int(Int64(statistics.stutters)), "stutter_ms": .int(statistics.stutterTime.milliseconds),
+            "catch_ups": .int(Int64(statistics.catchUps)), "reconnects": .int(Int64(statistics.reconnects)),
+            "bytes": .int(Int64(statistics.receivedBytes)), "frames_shown": .int(Int64(statistics.framesShown)),
+            "dropped_frames": .int(Int64(droppedFrames)),
+        ]
+        if let firstShown { parameters["first_frame_ms"] = .int(firstShown.milliseconds) }
+        if let mean = statistics.meanLatency { parameters["mean_latency_ms"] = .int(mean.milliseconds) }
+        if let p95 = statistics.p95Latency { parameters["p95_latency_ms"] = .int(p95.milliseconds) }
+        return Report(.sessionSummary, "session summary", parameters)
+    }
+}
+
+/// Milliseconds from `startPlay` to each startup milestone, for `PLAY_EVT_PLAY_BEGIN`'s parameters.
+struct StartupTimeline {
+    var resolved: Duration?
+    var connected: Duration?
+    var handshakeDone: Duration?
+    var streamBegan: Duration?
+    var firstByte: Duration?
+    var firstAudio: Duration?
+    var firstKeyframe: Duration?
+    var firstDecoded: Duration?
+    var firstShown: Duration?
+
+    /// Records a milestone the first time it happens.
+    mutating func record(_ milestone: WritableKeyPath<StartupTimeline, Duration?>, _ at: Duration) {
+        if self[keyPath: milestone] == nil { self[keyPath: milestone] = at }
+    }
+
+    var parameters: [String: PlayEventValue] {
+        let milestones: [(String, Duration?)] = [
+            ("startup_resolved_ms", resolved), ("startup_connected_ms", connected),
+            ("startup_handshake_ms", handshakeDone), ("startup_stream_begin_ms", streamBegan),
+            ("startup_first_byte_ms", firstByte), ("startup_first_audio_ms", firstAudio),
+            ("startup_first_keyframe_ms", firstKeyframe), ("startup_first_decoded_ms", firstDecoded),
+            ("startup_first_shown_ms", firstShown),
+        ]
+        var parameters: [String: PlayEventValue] = [:]
+        for (key, value) in milestones {
+            if let value { parameters[key] = .int(value.milliseconds) }
+        }
+        return parameters
+    }
+}
