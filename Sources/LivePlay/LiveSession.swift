@@ -66,24 +66,11 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     private var ending: Ending?
     /// Where the last pictures are being played out from, after the engine ran dry at the end.
     private var drain: (since: Duration, from: MediaTimestamp)?
-    /// A seek in progress: packets before the keyframe at or before it are dropped as they arrive.
-    private var seek: SeekFilter?
-    /// The newest decode timestamp received (a seek beyond it reads on; one before it reads from the start).
-    private var newestReceived: MediaTimestamp?
+    /// Which received packets are played, and where the source is read from (resumes, seeks).
+    private var admission = PacketAdmission()
     private var demuxWarnings = WarningThrottle()
-    /// Whether the source can start mid-file, and where a file's `keyframes` index says each keyframe is.
-    private var seeksByOffset = false
-    private var keyframeIndex: [KeyframePosition] = []
-    /// A byte offset to read on from (a seek that the keyframe index can shorten), taken by the play loop.
-    private var jumpTo: Int64?
     /// The source is being read from a keyframe's offset: the sequence headers it skipped are known already.
     private var readsMidFile = false
-    /// Media on demand after a reconnect: each kind's packets up to what was already received are dropped, so
-    /// the file goes on where it broke off instead of starting over.
-    private var resumeAfter: (video: MediaTimestamp?, audio: MediaTimestamp?)?
-    private var newestAudio: MediaTimestamp?
-    /// The newest video decode time received.
-    private var newestVideo: MediaTimestamp?
     /// The transport is done and every video packet has gone to the decoder: what it holds was drained.
     private var videoDrained = false
 
@@ -196,7 +183,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         let policy = ReconnectPolicy(
             retryCount: configuration.connectRetryCount, retryInterval: configuration.connectRetryInterval)
         let supervisor = ConnectionSupervisor(source: source, policy: policy, sleep: sleep)
-        seeksByOffset = supervisor.seeksByOffset
+        admission.seeksByOffset = supervisor.seeksByOffset
         var offset: Int64?
         while true {
             let handoff = TransportHandoff<SupervisorEvent>(capacity: 64)
@@ -226,12 +213,11 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             if let exit = applySeek() { return exit }
             // Live media is taken as it comes (the engine sheds what is too old); media on demand only as
             // far ahead as the read-ahead, so the transport waits (TCP backpressure, or a file not read on).
-            while hasRoom, jumpTo == nil, let update = handoff.takeFirst() {
+            while hasRoom, admission.jumpTo == nil, let update = handoff.takeFirst() {
                 if let outcome = apply(update, handoff) { return .finished(outcome) }
             }
-            if let offset = jumpTo {
+            if let offset = admission.takeJump() {
                 // `--start` past the first keyframes: read on from the keyframe the index points to.
-                jumpTo = nil
                 return readAgain(from: offset)
             }
             if let outcome = tick() { return .finished(outcome) }
@@ -280,7 +266,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             // What the decoder holds back (B-frames' reorder delay) is drained once the connection's last
             // video packet has gone in, so those pictures are shown, not lost with the connection. Media on
             // demand resumes where it broke off: its decoder simply goes on.
-            if !onDemand { decoding.connectionLost(after: newestVideo) }
+            if !onDemand { decoding.connectionLost(after: admission.newestVideo) }
             if let outcome = connectionLost(error) { return outcome }
             switch action {
             case .retry(let attempt, _):
@@ -554,7 +540,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         if onDemand, mediaLostAt != nil {
             // A file's own timestamps: the new connection reads it again, and what was had is skipped.
             stitcher = TimelineStitcher()
-            resumeAfter = (newestVideo, newestAudio)
+            admission.resumeAfterLoss()
         } else if let lostAt = mediaLostAt {
             stitcher.beginConnection(outage: lostAt.duration(to: clock.now))
         }
@@ -640,38 +626,18 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
                 startup.record(\.firstKeyframe, elapsed)
                 report(Reports.firstKeyframe(packet))
             }
-            newestReceived = max(newestReceived ?? packet.dts, packet.dts)
-            // Waiting to read from elsewhere (a jump by the index): what still comes from here is not wanted.
-            guard jumpTo == nil else { return }
-            if let resume = resumeAfter, let newest = packet.kind == .video ? resume.video : resume.audio,
-                packet.dts <= newest
-            {
-                return
-            }
-            if packet.kind == .video { newestVideo = max(newestVideo ?? packet.dts, packet.dts) }
-            if packet.kind == .audio { newestAudio = max(newestAudio ?? packet.dts, packet.dts) }
-            if let filter = seek, onDemand, jumpTo == nil, let entry = indexEntry(at: filter.target),
-                Double(entry.time * 1000) > Double(packet.dts.milliseconds) + Self.jumpThreshold.seconds * 1000
-            {
-                // The sequence headers have been read; the rest up to the target need not be.
-                jumpTo = entry.position
-                return
-            }
-            if seek != nil, !onDemand {
-                seek = nil
+            switch admission.admit(packet, onDemand: onDemand) {
+            case .passOver:
+                break
+            case .seekIgnored(let packet):
                 report(Reports.seekIgnoredOnLive)
-            }
-            let admitted: [EncodedPacket]
-            if var filter = seek {
-                admitted = filter.admit(packet)
-                seek = filter.isDone ? nil : filter
-                if filter.isDone, let first = admitted.first {
-                    report(Reports.seekDone(at: first.dts, target: filter.target))
+                receive(packet)
+            case .admit(let packets, let seekDone):
+                if let seekDone, let first = packets.first {
+                    report(Reports.seekDone(at: first.dts, target: seekDone.target))
                 }
-            } else {
-                admitted = [packet]
+                packets.forEach(receive)
             }
-            for packet in admitted { receive(packet) }
         case .videoConfiguration(let video):
             videoConfiguration = video
             engine.expectsVideo = true
@@ -681,7 +647,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             if configuration.decodes { take(decoding.received(audio)) }
         case .metadata(let metadata):
             if let duration = metadata.duration, duration.isFinite, duration > 0 { mediaDuration = duration }
-            if seeksByOffset, keyframeIndex.isEmpty { keyframeIndex = metadata.keyframeIndex }
+            admission.received(metadata)
             expectsVideo = expectsVideo || metadata.videoCodecID != nil
             // Metadata is trusted to mean it; the FLV header's video flag is often set on audio-only streams.
             if metadata.videoCodecID != nil { engine.expectsVideo = true }
@@ -740,21 +706,18 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         engine.expectsVideo = videoConfiguration != nil || expectsVideo
         presenter.reset()
         decoding.reset()
-        seek = SeekFilter(target: media)
         drain = nil
         ending = nil
         videoDrained = false
-        resumeAfter = nil
         transportFinished = false
         hasBegun = false
         lastProgress = nil
         report(Reports.seekStarted(to: target))
-        let behind = newestReceived.map { media <= $0 } ?? false
-        let farAhead = newestReceived.map { $0 + Self.jumpThreshold.milliseconds < media } ?? false
-        if let entry = indexEntry(at: media), entry.position > 0, behind || farAhead {
-            return readAgain(from: entry.position)
+        switch admission.seek(to: media) {
+        case .offset(let position)?: return readAgain(from: position)
+        case .start?: return readAgain(from: nil)
+        case nil: return nil
         }
-        return behind ? readAgain(from: nil) : nil
     }
 
     /// Forgets where reading had got to, for a new read from `offset` (`nil`: the start).
@@ -764,20 +727,9 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         engine.inputEnded = false
         drain = nil
         videoDrained = false
-        newestReceived = nil
-        newestVideo = nil
-        newestAudio = nil
+        admission.readAgain()
         stitcher = TimelineStitcher()
         return offset.map { .readFrom($0) } ?? .readAgain
-    }
-
-    /// A seek reads on rather than jumping by byte offset when the target is this close ahead.
-    static var jumpThreshold: Duration { .seconds(2) }
-
-    /// The index entry of the keyframe at or before `target`, when the source can start there.
-    private func indexEntry(at target: MediaTimestamp) -> KeyframePosition? {
-        guard seeksByOffset else { return nil }
-        return keyframeIndex.last { $0.time * 1000 <= Double(target.milliseconds) }
     }
 
     private func decode(_ packet: EncodedPacket) {
