@@ -9,11 +9,13 @@ public import Logging
 /// Plays one live URL: connect, demux, buffer, pace, decode, reconnect, and report every stage as a
 /// ``PlayEvent``.
 ///
-/// One structured ``run(onEvent:)``; cancelling the calling task stops it. The transport (connects,
-/// retries, hands over bytes with backpressure) runs as a child task, so the play loop keeps playing
-/// buffered media while a connection is down. The play loop owns the demuxer, the ``PlaybackEngine``
-/// (jitter buffer and latency controller), the decoders and the ``Presenter`` that hands frames to the
-/// sinks at their time, and advances them every tick with the injected clock. ``control`` changes the
+/// One structured ``run(onEvent:)``; cancelling the calling task stops it. The transport's
+/// ``ConnectionSupervisor`` (connects, retries, frames bytes into FLV elements, judges goodput, hands them over
+/// with backpressure) runs as a child task, so the play loop keeps playing buffered media while a connection
+/// is down. The play loop moves what arrives through its stages: ``PacketAdmission`` (which packets are
+/// played), the ``PlaybackEngine`` (jitter buffer and latency controller), the ``DecodeStage`` and the
+/// ``Presenter`` that hands frames to the sinks at their time, advancing them every tick with the injected
+/// clock; ``Reports`` says what happened. ``control`` changes the
 /// latency parameters while playing. All of it runs on a thread of the session's own (``PlaybackThread``),
 /// not on the cooperative pool.
 public final class LiveSession<C: Clock> where C.Duration == Duration {
@@ -53,8 +55,6 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     private var videoConfiguration: VideoCodecConfiguration?
     private var audioConfiguration: AudioCodecConfiguration?
     private var hasBegun = false
-    /// Why the stream cannot be played at all, once that is known.
-    private var unplayable: String?
     /// Media on demand (a file, an HTTP response with a length): played from its start at 1.0×, paced by
     /// its timestamps, read only as far ahead as ``onDemandReadAhead``; never caught up or skipped.
     private var onDemand = false
@@ -75,7 +75,6 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     private var videoDrained = false
 
     // Per connection.
-    private var demuxer = FLVDemuxer()
     private var sawKeyframe = false
     private var sawFrame = false
     private var sawMedia = false
@@ -83,8 +82,6 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     private var streaming = false
     /// The header or metadata announced video: playback begins with the first picture, not the first sound.
     private var expectsVideo = false
-    private var goodput: GoodputMeter
-    private var lagging = false
 
     /// - Parameters:
     ///   - videoSink: receives each decoded picture at its presentation time.
@@ -108,7 +105,6 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         self.source = source
         self.start = clock.now
         self.engine = PlaybackEngine(parameters: configuration.latency, limits: configuration.bufferLimits)
-        self.goodput = GoodputMeter(window: configuration.lagWindow)
         if let start = configuration.startPosition { control.seek(to: start) }
     }
 
@@ -182,16 +178,21 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     private func play(_ source: any ByteSource) async -> PlaybackOutcome {
         let policy = ReconnectPolicy(
             retryCount: configuration.connectRetryCount, retryInterval: configuration.connectRetryInterval)
-        let supervisor = ConnectionSupervisor(source: source, policy: policy, sleep: sleep)
+        let goodput = GoodputLimits(
+            minimum: configuration.transport.minimumGoodput, window: configuration.transport.goodputWindow,
+            warnBelow: configuration.lagThreshold, measuredOver: configuration.lagWindow)
+        let (clock, start) = (clock, start)
+        let supervisor = ConnectionSupervisor(
+            source: source, policy: policy, goodput: goodput, now: { start.duration(to: clock.now) }, sleep: sleep)
         admission.seeksByOffset = supervisor.seeksByOffset
         var offset: Int64?
         while true {
             let handoff = TransportHandoff<SupervisorEvent>(capacity: 64)
-            let start = offset
+            let readFrom = offset
             readsMidFile = offset != nil
             let exit = await withTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    await supervisor.run(from: start, deliver: handoff.send, abort: handoff.abortRequest)
+                    await supervisor.run(from: readFrom, deliver: handoff.send)
                 }
                 let exit = await playLoop(handoff)
                 handoff.close()
@@ -214,7 +215,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             // Live media is taken as it comes (the engine sheds what is too old); media on demand only as
             // far ahead as the read-ahead, so the transport waits (TCP backpressure, or a file not read on).
             while hasRoom, admission.jumpTo == nil, let update = handoff.takeFirst() {
-                if let outcome = apply(update, handoff) { return .finished(outcome) }
+                if let outcome = apply(update) { return .finished(outcome) }
             }
             if let offset = admission.takeJump() {
                 // `--start` past the first keyframes: read on from the keyframe the index points to.
@@ -249,18 +250,22 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         return { [clock] duration in try await clock.sleep(for: duration) }
     }
 
-    private func apply(_ update: SupervisorEvent, _ handoff: TransportHandoff<SupervisorEvent>) -> PlaybackOutcome? {
+    private func apply(_ update: SupervisorEvent) -> PlaybackOutcome? {
         switch update {
         case .attempt:
             connectionCount += 1
             beginConnection()
         case .event(let event):
-            do {
-                try handle(event)
-            } catch {
-                if let unplayable { return fail(.unplayable, unplayable) }
-                handoff.requestAbort(error)
-            }
+            handle(event)
+        case .media(let byteCount, let elements):
+            statistics.received(bytes: byteCount)
+            startup.record(\.firstByte, elapsed)
+            streaming = true
+            elements.forEach(handle)
+        case .slowLink(let goodput):
+            report(Reports.slowLink(receiving: goodput))
+        case .unplayable(let message):
+            return fail(.unplayable, message)
         case .lost(let error, let action):
             if mediaLostAt == nil { mediaLostAt = clock.now }
             // What the decoder holds back (B-frames' reorder delay) is drained once the connection's last
@@ -529,14 +534,11 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     private func beginConnection() {
         transportFinished = false
         videoDrained = false
-        demuxer = FLVDemuxer()
         sawKeyframe = false
         sawFrame = false
         sawMedia = false
         streaming = false
         expectsVideo = false
-        lagging = false
-        goodput.reset()
         if onDemand, mediaLostAt != nil {
             // A file's own timestamps: the new connection reads it again, and what was had is skipped.
             stitcher = TimelineStitcher()
@@ -546,7 +548,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         }
     }
 
-    private func handle(_ event: TransportEvent) throws(TransportError) {
+    private func handle(_ event: TransportEvent) {
         switch event {
         case .resolved(let addresses):
             startup.record(\.resolved, elapsed)
@@ -567,33 +569,9 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             startup.record(\.streamBegan, elapsed)
             streaming = true
             report(Reports.streamBegan)
-        case .bytes(let bytes):
-            statistics.received(bytes: bytes.count)
-            startup.record(\.firstByte, elapsed)
-            streaming = true
-            demuxer.append(bytes)
-            do {
-                while let element = try demuxer.nextElement() { handle(element) }
-            } catch {
-                // Bytes that are not FLV (an HTML page, another format): no reconnect will change that.
-                unplayable = "not an FLV stream: \(error.message)"
-                throw TransportError(.protocolViolation, "not an FLV stream: \(error.message)")
-            }
-            try checkGoodput()
-        }
-    }
-
-    /// A link delivering media far below real time is lost, not merely slow; a little below is a warning.
-    private func checkGoodput() throws(TransportError) {
-        guard let rate = goodput.goodput(at: elapsed) else { return }
-        if rate < configuration.transport.minimumGoodput, elapsed >= configuration.transport.goodputWindow {
-            throw TransportError(.tooSlow, "receiving \(Int(rate * 100)) % of real time")
-        }
-        if rate < configuration.lagThreshold, !lagging {
-            lagging = true
-            report(Reports.slowLink(receiving: rate))
-        } else if rate >= configuration.lagThreshold {
-            lagging = false
+        case .bytes:
+            // The supervisor frames bytes into FLV elements (``SupervisorEvent/media(byteCount:_:)``).
+            break
         }
     }
 
@@ -614,7 +592,6 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
                 mediaLostAt = nil
             }
             decoding.received(packet)
-            goodput.record(media: packet.dts, at: elapsed)
             statistics.received(packet)
             timelineOffset = mapped.dts.milliseconds - original.dts.milliseconds
             if packet.kind == .audio { startup.record(\.firstAudio, elapsed) }

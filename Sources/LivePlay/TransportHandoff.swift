@@ -1,9 +1,4 @@
 import Foundation
-import LivePlayTransport
-
-private struct TransportErrorBox {
-    var error: TransportError
-}
 
 /// A bounded queue between the transport task and the play loop: the sender waits when it is full (bytes
 /// keep their backpressure, nothing is dropped), and the play loop waits for an item *or* its next tick.
@@ -14,8 +9,6 @@ final class TransportHandoff<Element: Sendable>: @unchecked Sendable {
     private var senders: [CheckedContinuation<Void, Never>] = []
     private var doorbell: CheckedContinuation<Void, Never>?
     private var closed = false
-    private var abort: TransportErrorBox?
-    private var restart = false
 
     init(capacity: Int) {
         self.capacity = capacity
@@ -83,19 +76,6 @@ final class TransportHandoff<Element: Sendable>: @unchecked Sendable {
         return taken
     }
 
-    /// Asks the transport to start a new connection at once, outside its reconnect policy (a seek back).
-    func requestRestart() {
-        lock.withLock { restart = true }
-    }
-
-    /// Whether a restart was asked for, once.
-    func restartRequest() -> Bool {
-        lock.withLock {
-            defer { restart = false }
-            return restart
-        }
-    }
-
     /// Waits until an item is queued or `sleep` returns (the caller's clock), whichever is first.
     func wait(sleeping sleep: @escaping @Sendable () async -> Void) async {
         guard lock.withLock({ items.isEmpty && !closed }) else { return }
@@ -120,18 +100,6 @@ final class TransportHandoff<Element: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Asks the transport to drop its current connection with `error` (e.g. media far below real time).
-    func requestAbort(_ error: TransportError) {
-        lock.withLock { abort = TransportErrorBox(error: error) }
-    }
-
-    /// The abort asked for, once.
-    func abortRequest() -> TransportError? {
-        lock.withLock {
-            defer { abort = nil }
-            return abort?.error
-        }
-    }
 
     /// No more items are accepted; waiting senders and the waiting receiver wake.
     func close() {

@@ -1,34 +1,69 @@
 import AsyncHTTPClient
 import LivePlayCore
+public import LivePlayFLV
 public import Logging
 
 /// What the ``ConnectionSupervisor`` tells the play loop, in order.
 public enum SupervisorEvent: Sendable {
     /// A connection attempt starts (0 = the first).
     case attempt(Int)
-    /// What the connection reports: connected, handshake done, stream began, bytes.
+    /// What the connection reports: resolved, connected, handshake done, stream began, media on demand.
     case event(TransportEvent)
+    /// One read's worth of media: how many bytes arrived, and the FLV elements they completed.
+    case media(byteCount: Int, [FLVElement])
+    /// Media arrives below ``GoodputLimits/warnBelow`` of real time (once, until it keeps up again).
+    case slowLink(goodput: Double)
+    /// The bytes are not FLV (an HTML page, another format): no reconnect can help; nothing follows.
+    case unplayable(String)
     /// The connection failed or was lost; the policy's decision comes with it (retry after a delay, or give up).
     case lost(TransportError, ReconnectPolicy.Action)
     /// The stream finished by design.
     case finished
 }
 
-/// Owns the connections of one playback: makes the source a URL names, connects, reads, and reconnects as
-/// the ``ReconnectPolicy`` says, handing every event to the play loop in order.
+/// How fast media must arrive: below ``minimum`` of real time, measured over ``window`` once the playback is
+/// that old, a connection counts as lost (``TransportError/Code/tooSlow``); below ``warnBelow`` it is a warning.
+public struct GoodputLimits: Sendable, Hashable {
+    public var minimum: Double
+    public var window: Duration
+    public var warnBelow: Double
+    /// The sliding window goodput is measured over.
+    public var measuredOver: Duration
+
+    public init(minimum: Double, window: Duration, warnBelow: Double, measuredOver: Duration) {
+        self.minimum = minimum
+        self.window = window
+        self.warnBelow = warnBelow
+        self.measuredOver = measuredOver
+    }
+}
+
+/// Owns the connections of one playback: makes the source a URL names, connects, reads, frames the bytes
+/// into FLV elements, judges goodput, and reconnects as the ``ReconnectPolicy`` says, handing every event
+/// to the play loop in order.
 ///
-/// The play loop never chooses a transport or touches the HTTP client: ``withSource(for:options:logger:sleep:_:)``
-/// makes the source and keeps the client alive exactly as long as the playback, and ``run(from:deliver:abort:)``
-/// is the connect–read–retry loop.
+/// The play loop never chooses a transport, touches the HTTP client or asks for a connection to be dropped:
+/// ``withSource(for:options:logger:sleep:_:)`` makes the source and keeps the client alive exactly as long as
+/// the playback, and ``run(from:deliver:)`` is the connect–read–retry loop. Goodput is judged here, once:
+/// media time received per time passed (``GoodputMeter``), on the clock the player passes in.
 public struct ConnectionSupervisor: Sendable {
     public let source: any ByteSource
     private let policy: ReconnectPolicy
+    private let goodput: GoodputLimits
+    private let now: @Sendable () -> Duration
     private let sleep: @Sendable (Duration) async throws -> Void
 
-    /// - Parameter sleep: the retry delay's timer; a player passes its own clock's.
-    public init(source: any ByteSource, policy: ReconnectPolicy, sleep: @escaping @Sendable (Duration) async throws -> Void) {
+    /// - Parameters:
+    ///   - now: the player's clock, as time since its playback started.
+    ///   - sleep: the retry delay's timer, on the same clock.
+    public init(
+        source: any ByteSource, policy: ReconnectPolicy, goodput: GoodputLimits, now: @escaping @Sendable () -> Duration,
+        sleep: @escaping @Sendable (Duration) async throws -> Void
+    ) {
         self.source = source
         self.policy = policy
+        self.goodput = goodput
+        self.now = now
         self.sleep = sleep
     }
 
@@ -66,31 +101,37 @@ public struct ConnectionSupervisor: Sendable {
     }
 
     /// Connects (from byte `offset` when given and the source can), reads, and reconnects as the policy says,
-    /// until the stream finishes, the policy gives up, `deliver` refuses an event, or the task is cancelled.
+    /// until the stream finishes, the policy gives up, the bytes are not FLV, `deliver` refuses an event, or
+    /// the task is cancelled.
     ///
-    /// - Parameters:
-    ///   - deliver: hands one event to the play loop, waiting while it is full (backpressure); `false` stops.
-    ///   - abort: asked after each delivered event: an error here ends the connection as lost with it.
-    public func run(
-        from offset: Int64?, deliver: (SupervisorEvent) async -> Bool, abort: () -> TransportError?
-    ) async {
+    /// - Parameter deliver: hands one event to the play loop, waiting while it is full (backpressure);
+    ///   `false` stops.
+    public func run(from offset: Int64?, deliver: (SupervisorEvent) async -> Bool) async {
         var policy = policy
         var attempt = 0
         while !Task.isCancelled {
             guard await deliver(.attempt(attempt)) else { return }
             let connection = offset.flatMap(source.makeConnection(startingAt:)) ?? source.makeConnection()
-            var sawBytes = false
+            var reading = ConnectionReading(limits: goodput)
             do throws(TransportError) {
                 while let event = try await connection.next() {
-                    if case .bytes = event, !sawBytes {
-                        sawBytes = true
-                        policy.mediaReceived()
+                    guard case .bytes(let bytes) = event else {
+                        guard await deliver(.event(event)) else { return await connection.close() }
+                        continue
                     }
-                    guard await deliver(.event(event)) else {
+                    if reading.byteCount == 0 { policy.mediaReceived() }
+                    let (elements, failure) = reading.demux(bytes, at: now())
+                    guard await deliver(.media(byteCount: bytes.count, elements)) else {
+                        return await connection.close()
+                    }
+                    if let failure {
                         await connection.close()
+                        _ = await deliver(.unplayable("not an FLV stream: \(failure.message)"))
                         return
                     }
-                    if let error = abort() { throw error }
+                    if let warning = try reading.judgeGoodput(at: now()) {
+                        guard await deliver(.slowLink(goodput: warning)) else { return await connection.close() }
+                    }
                 }
                 await connection.close()
                 _ = await deliver(.finished)
@@ -109,5 +150,61 @@ public struct ConnectionSupervisor: Sendable {
                 }
             }
         }
+    }
+}
+
+/// One connection's framing and goodput: the FLV demuxer its bytes go through, and how fast media arrives.
+private struct ConnectionReading {
+    let limits: GoodputLimits
+    private var demuxer = FLVDemuxer()
+    private var meter: GoodputMeter
+    /// Media received, summed from plausible timestamp steps, so a jump in the timestamps is not goodput.
+    private var progress = MediaProgress()
+    private var lagging = false
+    private(set) var byteCount = 0
+
+    init(limits: GoodputLimits) {
+        self.limits = limits
+        meter = GoodputMeter(window: limits.measuredOver)
+    }
+
+    /// The elements `bytes` complete (each packet counts towards goodput), and the error that stopped the
+    /// demuxer if the bytes are not FLV.
+    mutating func demux(_ bytes: [UInt8], at now: Duration) -> (elements: [FLVElement], failure: FLVError?) {
+        byteCount += bytes.count
+        demuxer.append(bytes)
+        var elements: [FLVElement] = []
+        while true {
+            let next: FLVElement?
+            do {
+                next = try demuxer.nextElement()
+            } catch {
+                return (elements, error)
+            }
+            guard let element = next else { break }
+            if case .packet(let packet) = element {
+                progress.record(
+                    type: packet.kind == .video ? 9 : 8, timestamp: UInt32(truncatingIfNeeded: packet.dts.milliseconds))
+                meter.record(media: MediaTimestamp(milliseconds: Int64(progress.milliseconds)), at: now)
+            }
+            elements.append(element)
+        }
+        return (elements, nil)
+    }
+
+    /// A link delivering media far below real time is lost, not merely slow (thrown); a little below is a
+    /// warning (returned once, until it keeps up again).
+    mutating func judgeGoodput(at now: Duration) throws(TransportError) -> Double? {
+        guard let rate = meter.goodput(at: now) else { return nil }
+        if rate < limits.minimum, now >= limits.window {
+            throw TransportError(.tooSlow, "receiving \(Int(rate * 100)) % of real time")
+        }
+        guard rate < limits.warnBelow else {
+            lagging = false
+            return nil
+        }
+        guard !lagging else { return nil }
+        lagging = true
+        return rate
     }
 }
