@@ -26,6 +26,8 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     /// What the stream has shown of itself so far: header, metadata, codec configurations, packet counts.
     public private(set) var description = StreamDescription()
     private let clock: C
+    /// Milliseconds since 1970: the wall clock end-to-end latency is measured on.
+    private let wallClock: @Sendable () -> Double
     private let logger: Logger
     private let source: (any ByteSource)?
     private var start: C.Instant
@@ -88,13 +90,17 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     ///   - audioSink: receives decoded sound, time-stretched to the playback rate; a real-time one is the
     ///     master clock.
     ///   - control: a handle made beforehand, for a caller that needs it before the session exists.
+    ///   - wallClock: milliseconds since 1970, for end-to-end latency against the server's wall-clock stamps;
+    ///     the system's by default (a test passes a virtual one, as it passes `clock`).
     ///   - source: a source of FLV bytes of the caller's own (a custom transport) instead of the one `url` names
     ///     (by its scheme: HTTP-FLV, RTMP or a file); `url` then only names the stream in logs.
     public init(
         url: String, configuration: LivePlayConfiguration, clock: C, logger: Logger,
         videoSink: (any VideoSink)? = nil, audioSink: (any AudioSink)? = nil, control: PlaybackControl = PlaybackControl(),
-        source: (any ByteSource)? = nil
+        source: (any ByteSource)? = nil,
+        wallClock: (@Sendable () -> Double)? = nil
     ) {
+        self.wallClock = wallClock ?? { Date().timeIntervalSince1970 * 1000 }
         self.control = control
         self.presenter = Presenter(videoSink: videoSink, audioSink: audioSink)
         self.decoding = DecodeStage(options: configuration.decoder)
@@ -520,7 +526,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     public func endToEndLatency(_ position: MediaTimestamp) -> Int64? {
         guard let stamp = clockStamp else { return nil }
         let sentAt = stamp.wallClockMs + Double(position.milliseconds - stamp.streamMs)
-        return Int64((Date().timeIntervalSince1970 * 1000 - sentAt).rounded())
+        return Int64((wallClock() - sentAt).rounded())
     }
 
     /// Reports why a connection failed; returns an outcome when the failure is final (no retry helps).

@@ -167,8 +167,8 @@ struct RTMPComponentTests {
     func watchdogPolicy() {
         var options = TransportOptions(handshakeTimeout: .seconds(3), minimumGoodput: 0.5, goodputWindow: .seconds(2))
         options.noDataTimeout = .seconds(5)
-        var policy = RTMPWatchdogPolicy(options: options)
         let start = ContinuousClock.now
+        var policy = RTMPWatchdogPolicy(options: options, origin: start)
         #expect(policy.check(at: start + .seconds(100)) == nil)
         policy.startHandshake(at: start)
         #expect(policy.check(at: start + .seconds(2)) == nil)

@@ -117,8 +117,9 @@ final class RTMPSession {
     }
 
     private func startWatchdog() {
-        var policy = RTMPWatchdogPolicy(options: source.options)
-        policy.startHandshake(at: .now)
+        let now = ContinuousClock.now
+        var policy = RTMPWatchdogPolicy(options: source.options, origin: now)
+        policy.startHandshake(at: now)
         control.installPolicy(policy)
         let control = control
         // Named from inside: Foundation passes a name on to the OS only for the current thread (15 bytes).

@@ -45,12 +45,14 @@ struct RTMPWatchdogPolicy: Sendable {
     private let minimumGoodput: Double
     private var meter: GoodputMeter
     /// The meter measures time from here.
-    private let origin = ContinuousClock.now
+    private let origin: ContinuousClock.Instant
     private var progress = MediaProgress()
     /// While the consumer holds the stream back, goodput says nothing about the link.
     private var isHeldBack = false
 
-    init(options: TransportOptions) {
+    /// - Parameter origin: now, on the watchdog's clock: the policy reads no clock of its own.
+    init(options: TransportOptions, origin: ContinuousClock.Instant) {
+        self.origin = origin
         handshakeTimeout = options.handshakeTimeout
         minimumGoodput = options.minimumGoodput
         meter = GoodputMeter(window: options.goodputWindow)
