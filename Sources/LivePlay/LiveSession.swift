@@ -636,10 +636,8 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             if metadata.videoCodecID != nil { engine.expectsVideo = true }
             if configuration.enableMetaData { report(Reports.metadata(metadata)) }
         case .dataMessage(let message):
-            if message.name == "onLivePlayClock", let stamp = message.arguments.first,
-                let wall = stamp["wallClockMs"]?.numberValue, let stream = stamp["streamMs"]?.numberValue
-            {
-                clockStamp = (wall, Int64(stream) + timelineOffset)
+            if let stamp = WallClockStamp(message) {
+                clockStamp = (Double(stamp.wallClockMs), Int64(stamp.streamMs) + timelineOffset)
                 return
             }
             if configuration.enableMessage { report(Reports.scriptMessage(message)) }

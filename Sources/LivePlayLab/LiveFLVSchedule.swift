@@ -1,4 +1,5 @@
 import LivePlayCore
+public import LivePlayFLV
 public import NIOCore
 
 /// Decides which tags of a looping ``LiveFLVProgram`` are due at a given moment of the stream, and the

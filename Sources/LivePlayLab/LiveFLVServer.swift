@@ -1,3 +1,4 @@
+public import LivePlayFLV
 public import Logging
 public import NIOCore
 import NIOHTTP1

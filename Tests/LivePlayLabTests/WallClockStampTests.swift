@@ -22,7 +22,7 @@ private func receivedStamps(_ elements: [FLVElement]) throws -> [ReceivedStamp] 
 @Suite struct WallClockScheduleTests {
     @Test func stampTagIsOnLivePlayClockWithItsFields() throws {
         let stamp = WallClockStamp(wallClockMs: 1_700_000_123_456, streamMs: 0x1234_5678)
-        var decoder = AMF0Decoder(Array(stamp.body.readableBytesView))
+        var decoder = AMF0Decoder(stamp.body)
         #expect(
             try decoder.decodeAll() == [
                 .string("onLivePlayClock"),

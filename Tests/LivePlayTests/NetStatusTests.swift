@@ -87,41 +87,51 @@ import Testing
     /// virtual one that runs with the virtual clock, the figures are exact, and a wall clock set 5 s ahead
     /// reads exactly 5 s more.
     @Test func endToEndLatencyUsesTheInjectedWallClock() async throws {
-        func latencies(wallClockAhead ahead: Double) async throws -> [Int] {
-            let fixture = try Fixtures.bytes(try Fixture.longH264AAC.path())
-            let stampedAt = 1_700_000_000_000.0
-            var writer = FLVWriter()
-            writer.writeScript(
-                name: "onLivePlayClock",
-                [.object([AMF0Property("wallClockMs", .number(stampedAt)),
-                    AMF0Property("streamMs", .number(0))])])
-            writer.appendRaw(Array(fixture.dropFirst(13)))
-            let bytes = writer.bytes
-            let task = Task {
-                let clock = VirtualClock()
-                let origin = clock.now
-                var quiet = Logger(label: "test")
-                quiet.logLevel = .critical
-                let session = LiveSession(
-                    url: "rtmp://127.0.0.1/live/virtual", configuration: LivePlayConfiguration(), clock: clock,
-                    logger: quiet, videoSink: NullVideoSink(), source: VirtualLiveSource(flv: bytes, clock: clock),
-                    wallClock: { stampedAt + ahead + Double(origin.duration(to: clock.now) / .milliseconds(1)) })
-                var statuses: [NetStatus] = []
-                _ = await session.run(
-                    onEvent: { _ in },
-                    onStatus: { status in
-                        statuses.append(status)
-                        if status.elapsedMilliseconds >= 6000 { withUnsafeCurrentTask { $0?.cancel() } }
-                    })
-                return statuses.filter { $0.state == "playing" }.compactMap(\.endToEndLatencyMilliseconds)
-            }
-            return await task.value
-        }
-        let onTime = try await latencies(wallClockAhead: 0)
-        let ahead = try await latencies(wallClockAhead: 5000)
+        let onTime = try await Self.endToEndLatencies(wallClockAhead: 0)
+        let ahead = try await Self.endToEndLatencies(wallClockAhead: 5000)
         #expect(onTime.count >= 4, "a stamped stream reports e2e latency while it plays: \(onTime)")
         for latency in onTime { #expect((800...1600).contains(latency), "about the 1 s cache: \(onTime)") }
         #expect(ahead == onTime.map { $0 + 5000 })
+    }
+
+    /// A hostile stamp (numbers that are no timestamps: NaN, infinite, out of range) is ignored, never a trap.
+    @Test(arguments: [Double.nan, .infinity, -.infinity, 1e300, -1])
+    func aStampWhoseNumbersAreNoTimestampsIsIgnored(_ streamMs: Double) async throws {
+        let latencies = try await Self.endToEndLatencies(wallClockAhead: 0, streamMs: streamMs)
+        #expect(latencies.isEmpty)
+    }
+
+    /// Plays the 10 s fixture with one wall-clock stamp in front, on a wall clock `ahead` of the one the stamp
+    /// was made on, and returns the e2e latency of each status while playing.
+    static func endToEndLatencies(wallClockAhead ahead: Double, streamMs: Double = 0) async throws -> [Int] {
+        let fixture = try Fixtures.bytes(try Fixture.longH264AAC.path())
+        let stampedAt = 1_700_000_000_000.0
+        var writer = FLVWriter()
+        writer.writeScript(
+            name: "onLivePlayClock",
+            [.object([AMF0Property("wallClockMs", .number(stampedAt)),
+                AMF0Property("streamMs", .number(streamMs))])])
+        writer.appendRaw(Array(fixture.dropFirst(13)))
+        let bytes = writer.bytes
+        let task = Task {
+            let clock = VirtualClock()
+            let origin = clock.now
+            var quiet = Logger(label: "test")
+            quiet.logLevel = .critical
+            let session = LiveSession(
+                url: "rtmp://127.0.0.1/live/virtual", configuration: LivePlayConfiguration(), clock: clock,
+                logger: quiet, videoSink: NullVideoSink(), source: VirtualLiveSource(flv: bytes, clock: clock),
+                wallClock: { stampedAt + ahead + Double(origin.duration(to: clock.now) / .milliseconds(1)) })
+            var statuses: [NetStatus] = []
+            _ = await session.run(
+                onEvent: { _ in },
+                onStatus: { status in
+                    statuses.append(status)
+                    if status.elapsedMilliseconds >= 6000 { withUnsafeCurrentTask { $0?.cancel() } }
+                })
+            return statuses.filter { $0.state == "playing" }.compactMap(\.endToEndLatencyMilliseconds)
+        }
+        return await task.value
     }
 
     @Test func theSessionEndsWithASummary() async throws {
