@@ -12,6 +12,7 @@
 /// - ``LoadGenerator``: many concurrent HTTP-FLV readers that measure throughput and real-time keep-up.
 /// - ``StreamRecorder``: a raw client that records bytes with arrival times, for tests.
 /// - ``FLVTagSplitter``: tag-level FLV access without copying.
+/// - ``DemoStream``: the one seam the `liveplay` CLI's built-in demo uses (a server in-process on a free port).
 ///
 /// Errors are ``LabError``. The `liveplay-lab` executable exposes `serve`, `proxy` and `load`.
 public enum LivePlayLab {}

@@ -155,7 +155,7 @@ struct PlayCommand: AsyncParsableCommand {
             style: style, output: logToStandardError ? .standardError : .standardOutput, streamID: id, level: level)
         CodecLog.route(minimum: level.codecLevel) { _, text in log.error("liveplay: " + text) }
 
-        var demo: DemoStream?
+        var demo: BuiltInDemo?
         let target: String
         if let url, url != "demo" {
             target = url
@@ -170,7 +170,7 @@ struct PlayCommand: AsyncParsableCommand {
             }
         } else {
             do {
-                let stream = try await DemoStream.start()
+                let stream = try await BuiltInDemo.start()
                 demo = stream
                 target = stream.url
             } catch {
