@@ -575,8 +575,8 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             startup.record(\.streamBegan, elapsed)
             streaming = true
             report(Reports.streamBegan)
-        case .bytes:
-            // The supervisor frames bytes into FLV elements (``SupervisorEvent/media(byteCount:_:)``).
+        case .bytes, .tags:
+            // The supervisor frames media into FLV elements (``SupervisorEvent/media(byteCount:_:)``).
             break
         }
     }

@@ -51,6 +51,8 @@ public struct FLVDemuxer: Sendable {
     private var parser: FLVTagParser
     private var pending: [FLVElement] = []
     private var pendingIndex = 0
+    /// Where the next framed tag would start in an FLV byte stream (after the 13-byte header), for warnings.
+    private var framedOffset: Int64 = 13
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -65,6 +67,14 @@ public struct FLVDemuxer: Sendable {
         precondition(!inputEnded, "append after finish")
         compact()
         buffer.append(contentsOf: bytes)
+    }
+
+    /// Adds one tag that arrived already framed (RTMP): parsed by the same tag parser as bytes; its elements
+    /// come out of ``nextElement()``. A demuxer is fed either bytes or tags, not both.
+    public mutating func append(tag: FLVTag) {
+        guard let type = FLVTagType(rawValue: tag.type) else { return }
+        parser.parse(type: type, wireTimestamp: tag.timestamp, body: tag.body[...], offset: framedOffset, into: &pending)
+        framedOffset += Int64(tag.framedSize)
     }
 
     /// Marks the end of input: a tag cut short is then reported as ``FLVError/Code/truncated``.

@@ -81,6 +81,7 @@ public enum FuzzTargets {
         let check = RTMPMessageGuard(limits: rtmpLimits)
         var writer = FLVTagWriter()
         var flv: [UInt8] = []
+        var flvTags: [FLVTag] = []
         var offset = 0
         while offset < input.count {
             let record = input[offset]
@@ -129,6 +130,7 @@ public enum FuzzTargets {
                 case .media:
                     body.withUnsafeBytes { bytes in
                         _ = writer.append(type: type, timestamp: UInt32(offset), body: bytes, to: &flv)
+                        _ = FLVTagWriter.appendTags(type: type, timestamp: UInt32(offset), body: bytes, to: &flvTags)
                     }
                 default:
                     break
@@ -140,10 +142,21 @@ public enum FuzzTargets {
         let framing: Set<FLVError.Code> = [
             .invalidHeader, .truncated, .previousTagSizeMismatch, .resynchronized, .tagTooLarge,
         ]
-        for case .error(let error) in demux(flv, chunkSizes: [max(1, flv.count)], configuration: tags)
-        where framing.contains(error.code) {
+        let outcomes = demux(flv, chunkSizes: [max(1, flv.count)], configuration: tags)
+        for case .error(let error) in outcomes where framing.contains(error.code) {
             return "FLV written from checked media does not demux: \(error)"
         }
+        // The player's path: the same media as tags, through the same tag parser, gives the same elements.
+        var tagDemuxer = FLVDemuxer(configuration: tags)
+        for tag in flvTags { tagDemuxer.append(tag: tag) }
+        var fromTags: [FLVElement] = []
+        while let element = try? tagDemuxer.nextElement() { fromTags.append(element) }
+        let fromBytes = outcomes.compactMap { outcome -> FLVElement? in
+            guard case .element(let element) = outcome else { return nil }
+            if case .header = element { return nil }
+            return element
+        }
+        if fromTags != fromBytes { return "media as tags and as FLV bytes demux differently: \(fromTags) \(fromBytes)" }
         return nil
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import LivePlayCore
+public import LivePlayFLV
 
 /// What a connection reports on its way to, and while, delivering media.
 public enum TransportEvent: Sendable, Hashable {
@@ -15,8 +16,21 @@ public enum TransportEvent: Sendable, Hashable {
     /// The source is finite media on demand, not a live stream: a local file, or an HTTP response with a
     /// `Content-Length` of `length` bytes. Reported once, before the first bytes.
     case onDemand(length: Int64)
-    /// FLV bytes, in order; the first chunk starts with the FLV header.
+    /// FLV bytes, in order; the first chunk starts with the FLV header (HTTP-FLV, files).
     case bytes([UInt8])
+    /// FLV tags that arrived already framed, in order (RTMP's media messages): no FLV header, no bytes to
+    /// parse again.
+    case tags([FLVTag])
+
+    /// The media this event carries, counted as an FLV byte stream would carry it (so HTTP-FLV and RTMP
+    /// report received bytes alike); 0 for the others.
+    public var mediaByteCount: Int {
+        switch self {
+        case .bytes(let bytes): bytes.count
+        case .tags(let tags): tags.reduce(0) { $0 + $1.framedSize }
+        default: 0
+        }
+    }
 }
 
 /// One connection attempt of a ``ByteSource``: pull-based, so bytes have backpressure.

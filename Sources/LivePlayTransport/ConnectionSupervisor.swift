@@ -115,13 +115,19 @@ public struct ConnectionSupervisor: Sendable {
             var reading = ConnectionReading(limits: goodput)
             do throws(TransportError) {
                 while let event = try await connection.next() {
-                    guard case .bytes(let bytes) = event else {
+                    let (elements, failure): ([FLVElement], FLVError?)
+                    switch event {
+                    case .bytes(let bytes):
+                        (elements, failure) = reading.demux(bytes, at: now())
+                    case .tags(let tags):
+                        (elements, failure) = (reading.demux(tags, at: now()), nil)
+                    default:
                         guard await deliver(.event(event)) else { return await connection.close() }
                         continue
                     }
                     if reading.byteCount == 0 { policy.mediaReceived() }
-                    let (elements, failure) = reading.demux(bytes, at: now())
-                    guard await deliver(.media(byteCount: bytes.count, elements)) else {
+                    reading.byteCount += event.mediaByteCount
+                    guard await deliver(.media(byteCount: event.mediaByteCount, elements)) else {
                         return await connection.close()
                     }
                     if let failure {
@@ -161,7 +167,8 @@ private struct ConnectionReading {
     /// Media received, summed from plausible timestamp steps, so a jump in the timestamps is not goodput.
     private var progress = MediaProgress()
     private var lagging = false
-    private(set) var byteCount = 0
+    /// Media bytes this connection delivered so far.
+    var byteCount = 0
 
     init(limits: GoodputLimits) {
         self.limits = limits
@@ -171,8 +178,17 @@ private struct ConnectionReading {
     /// The elements `bytes` complete (each packet counts towards goodput), and the error that stopped the
     /// demuxer if the bytes are not FLV.
     mutating func demux(_ bytes: [UInt8], at now: Duration) -> (elements: [FLVElement], failure: FLVError?) {
-        byteCount += bytes.count
         demuxer.append(bytes)
+        return drain(at: now)
+    }
+
+    /// The elements already framed tags make (RTMP): the same tag parser, no bytes.
+    mutating func demux(_ tags: [FLVTag], at now: Duration) -> [FLVElement] {
+        for tag in tags { demuxer.append(tag: tag) }
+        return drain(at: now).elements
+    }
+
+    private mutating func drain(at now: Duration) -> (elements: [FLVElement], failure: FLVError?) {
         var elements: [FLVElement] = []
         while true {
             let next: FLVElement?

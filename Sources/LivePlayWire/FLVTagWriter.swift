@@ -1,7 +1,7 @@
-import LivePlayFLV
+public import LivePlayFLV
 
-/// Turns RTMP media messages into FLV tags (FLV file format, Video File Format Specification v10, annex E),
-/// so RTMP ends in the same byte stream as HTTP-FLV and one demuxer serves both.
+/// Turns RTMP media messages into FLV tags (FLV file format, Video File Format Specification v10, annex E):
+/// as ``FLVTag`` values for the demuxer's tag parser (what the player uses), or as an FLV byte stream.
 ///
 /// Audio (8), video (9) and data (18) messages carry exactly an FLV tag body; an aggregate message (22)
 /// carries whole FLV tags whose timestamps are rebased onto the message's own (RTMP specification 1.0,
@@ -14,7 +14,7 @@ public struct FLVTagWriter: Sendable {
     /// The FLV header with both audio and video flagged (the demuxer goes by the tags) and PreviousTagSize0.
     public static let header: [UInt8] = [0x46, 0x4C, 0x56, 0x01, 0x05, 0, 0, 0, 9, 0, 0, 0, 0]
 
-    /// Appends the tags for one checked media message to `output`.
+    /// Appends the tags for one checked media message to `output`, as FLV bytes.
     ///
     /// - Returns: the media timestamps (type, milliseconds) of the audio and video tags written, for
     ///   goodput accounting.
@@ -26,22 +26,46 @@ public struct FLVTagWriter: Sendable {
             output += Self.header
             wroteHeader = true
         }
+        return Self.forEachTag(type: type, timestamp: timestamp, body: body) { type, timestamp, body in
+            Self.appendTag(type: type, timestamp: timestamp, body: body, to: &output)
+        }
+    }
+
+    /// Appends the tags for one checked media message to `output` as they are, for
+    /// ``FLVDemuxer/append(tag:)``: what a player does, with no FLV bytes made only to be parsed again.
+    ///
+    /// - Returns: the media timestamps (type, milliseconds) of the audio and video tags, for goodput accounting.
+    @discardableResult
+    public static func appendTags(
+        type: UInt8, timestamp: UInt32, body: UnsafeRawBufferPointer, to output: inout [FLVTag]
+    ) -> [(type: UInt8, timestamp: UInt32)] {
+        forEachTag(type: type, timestamp: timestamp, body: body) { type, timestamp, body in
+            output.append(FLVTag(type: type, timestamp: timestamp, body: Array(body)))
+        }
+    }
+
+    /// Calls `visit` with each tag one media message carries: the message itself, or each tag of an aggregate
+    /// rebased onto the message's timestamp; `@setDataFrame` wrappers taken off data.
+    private static func forEachTag(
+        type: UInt8, timestamp: UInt32, body: UnsafeRawBufferPointer,
+        _ visit: (UInt8, UInt32, Slice<UnsafeRawBufferPointer>) -> Void
+    ) -> [(type: UInt8, timestamp: UInt32)] {
         switch RTMPMessageType(rawValue: type) {
         case .audio, .video:
-            Self.appendTag(type: type, timestamp: timestamp, body: body[...], to: &output)
+            visit(type, timestamp, body[...])
             return [(type, timestamp)]
         case .amf0Data:
-            Self.appendTag(type: type, timestamp: timestamp, body: Self.strippingSetDataFrame(body[...]), to: &output)
+            visit(type, timestamp, strippingSetDataFrame(body[...]))
             return []
         case .aggregate:
-            return Self.appendAggregate(timestamp: timestamp, body: body, to: &output)
+            return forEachAggregated(timestamp: timestamp, body: body, visit)
         default:
             return []
         }
     }
 
-    private static func appendAggregate(
-        timestamp: UInt32, body: UnsafeRawBufferPointer, to output: inout [UInt8]
+    private static func forEachAggregated(
+        timestamp: UInt32, body: UnsafeRawBufferPointer, _ visit: (UInt8, UInt32, Slice<UnsafeRawBufferPointer>) -> Void
     ) -> [(type: UInt8, timestamp: UInt32)] {
         var media: [(type: UInt8, timestamp: UInt32)] = []
         var first: UInt32?
@@ -59,10 +83,10 @@ public struct FLVTagWriter: Sendable {
             let subBody = body[(offset + 11)..<(offset + 11 + size)]
             switch RTMPMessageType(rawValue: type) {
             case .audio, .video:
-                appendTag(type: type, timestamp: rebased, body: subBody, to: &output)
+                visit(type, rebased, subBody)
                 media.append((type, rebased))
             case .amf0Data:
-                appendTag(type: type, timestamp: rebased, body: strippingSetDataFrame(subBody), to: &output)
+                visit(type, rebased, strippingSetDataFrame(subBody))
             default:
                 break
             }

@@ -10,8 +10,8 @@ enum ConnectionEnd: Sendable, Hashable {
 /// A small bounded queue from the connection's own thread to the one async consumer.
 ///
 /// The producer blocks while the queue is full, so a slow consumer slows the reading (and, through TCP,
-/// the server) instead of bytes being dropped or piling up (STYLE.md rule 8). Consecutive byte chunks
-/// are coalesced while they wait.
+/// the server) instead of bytes being dropped or piling up (STYLE.md rule 8). Consecutive byte chunks, and
+/// consecutive tags, are coalesced while they wait.
 final class ByteHandoff: @unchecked Sendable {
     enum Item: Sendable {
         case event(TransportEvent)
@@ -61,12 +61,15 @@ final class ByteHandoff: @unchecked Sendable {
             waiter.resume(returning: .event(event))
             return true
         }
-        if case .bytes(let new) = event, case .bytes(let last)? = items.last, last.count < 64 << 10 {
+        switch (event, items.last) {
+        case (.bytes(let new), .bytes(let last)?) where last.count < 64 << 10:
             items[items.count - 1] = .bytes(last + new)
-        } else {
+        case (.tags(let new), .tags(let last)?) where last.count < 256:
+            items[items.count - 1] = .tags(last + new)
+        default:
             items.append(event)
         }
-        if case .bytes(let new) = event { queuedBytes += new.count }
+        queuedBytes += event.mediaByteCount
         condition.unlock()
         if waited { onWait(false) }
         return true
@@ -117,7 +120,7 @@ final class ByteHandoff: @unchecked Sendable {
     private func takeLocked() -> Item? {
         if !items.isEmpty {
             let event = items.removeFirst()
-            if case .bytes(let bytes) = event { queuedBytes -= bytes.count }
+            queuedBytes -= event.mediaByteCount
             condition.broadcast()
             return .event(event)
         }

@@ -23,7 +23,6 @@ final class RTMPSession {
     private var rtmp: UnsafeMutablePointer<RTMP>?
     /// librtmp keeps pointers into the URL it parsed, so this copy lives as long as the `RTMP*`.
     private var urlCopy: UnsafeMutablePointer<CChar>?
-    private var tagWriter = FLVTagWriter()
     private var hasStreamBegun = false
     /// Unfinished messages by chunk stream: what librtmp has allocated and how much it has filled.
     private var unfinished: [Int: (bodySize: Int, bytesRead: Int)] = [:]
@@ -261,15 +260,14 @@ final class RTMPSession {
             try passToLibrtmp(&packet)
         case .media:
             try beginStream(because: "media before Play.Start")
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(body.count + 32)
-            let media = tagWriter.append(type: type, timestamp: packet.m_nTimeStamp, body: body, to: &bytes)
+            var tags: [FLVTag] = []
+            let media = FLVTagWriter.appendTags(type: type, timestamp: packet.m_nTimeStamp, body: body, to: &tags)
             if !media.isEmpty {
                 control.updatePolicy { policy in
                     for item in media { policy.recordMedia(type: item.type, timestamp: item.timestamp) }
                 }
             }
-            try emit(.bytes(bytes))
+            if !tags.isEmpty { try emit(.tags(tags)) }
         }
         return .proceed
     }

@@ -17,7 +17,8 @@ public import LivePlayWire
 ///    and reports ``TransportEvent/streamBegin`` on `NetStream.Play.Start` or a StreamBegin user control;
 /// 4. reads with its own loop over `RTMP_ReadPacket`, parsing each chunk header before librtmp allocates
 ///    for it and checking each message (``Limits``) before librtmp's handlers (`RTMP_ClientPacket`) see
-///    it (``TransportError/Code/protocolViolation``); media becomes FLV (``TransportEvent/bytes(_:)``);
+///    it (``TransportError/Code/protocolViolation``); media is handed over as FLV tags
+///    (``TransportEvent/tags(_:)``), for the demuxer's tag parser, never as FLV bytes to parse again;
 /// 5. watches ``TransportOptions/noDataTimeout`` (``TransportError/Code/noData``) and goodput, media
 ///    seconds per wall second over ``TransportOptions/goodputWindow``
 ///    (``TransportError/Code/tooSlow``), so a trickle is a lost connection, not a hang.
