@@ -442,31 +442,12 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         } else {
             state = engine.state == .playing ? "playing" : "loading"
         }
-        let latency = engine.bufferLatency
-        if engine.state == .playing { statistics.sample(latency: latency) }
-        let cache = engine.buffer.content
-        return NetStatus(
-            elapsedMilliseconds: now.milliseconds, state: state, processCPU: processCPU, machineCPU: machineCPU,
-            videoWidth: lastResolution?.width ?? videoConfiguration?.width ?? 0,
-            videoHeight: lastResolution?.height ?? videoConfiguration?.height ?? 0,
-            netSpeedKbps: interval.receivedKbps, netJitterMilliseconds: Int(engine.arrivalJitter.milliseconds),
-            videoFPS: configuration.decodes ? interval.framesPerSecond : interval.receivedFramesPerSecond,
-            videoBitrateKbps: interval.videoKbps,
-            audioBitrateKbps: interval.audioKbps, cacheMilliseconds: Int(latency.milliseconds),
-            serverAddress: serverAddress, videoCacheFrames: cache.videoPackets,
-            audioCacheMilliseconds: Int(cache.audioDuration.milliseconds),
-            decodedCacheFrames: presenter.queuedVideoFrames,
-            avReceiveIntervalMilliseconds: Int(statistics.receiveInterval?.milliseconds ?? 0),
-            avPlayIntervalMilliseconds: Int(statistics.playInterval?.milliseconds ?? 0),
-            gopSeconds: statistics.gop?.seconds ?? 0, audioSampleRate: audioConfiguration?.sampleRate ?? 0,
-            audioChannels: audioConfiguration?.channels ?? 0, videoCodec: videoConfiguration?.codec.rawValue ?? "",
-            audioCodec: audioConfiguration?.codec.rawValue ?? "", latencyMilliseconds: Int(latency.milliseconds),
-            endToEndLatencyMilliseconds: engine.position.flatMap(endToEndLatency).map { Int($0) },
-            target: engine.target, rate: engine.rate, stutters: statistics.stutters,
-            stutterMilliseconds: Int(statistics.stutterTime.milliseconds),
-            droppedFrames: engine.buffer.droppedVideoFrames + presenter.droppedVideoFrames,
-            framesShown: statistics.framesShown, reconnects: statistics.reconnects,
-            mode: LatencyMode(matching: engine.parameters)?.rawValue ?? "custom")
+        if engine.state == .playing { statistics.sample(latency: engine.bufferLatency) }
+        return Reports.netStatus(
+            at: now, state: state, cpu: (processCPU, machineCPU), interval: interval, engine: engine,
+            statistics: statistics, presenter: presenter, decodes: configuration.decodes,
+            stream: (videoConfiguration, audioConfiguration, lastResolution, serverAddress),
+            endToEndLatency: engine.position.flatMap(endToEndLatency))
     }
 
     /// `LIVEPLAY_EVT_SESSION_SUMMARY`: how the whole session went, once, when it stops.

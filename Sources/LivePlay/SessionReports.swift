@@ -299,6 +299,41 @@ enum Reports {
         return Report(.playProgress, "playing", parameters)
     }
 
+    /// The net status once a second (its dictionary's `NET_STATUS_*` keys are ``NetStatus``'s); rates cover
+    /// `interval`, the second since the previous one.
+    static func netStatus(
+        at now: Duration, state: String, cpu: (process: Double, machine: Double), interval: PlaybackStatistics.Interval,
+        engine: PlaybackEngine, statistics: PlaybackStatistics, presenter: Presenter, decodes: Bool,
+        stream: (video: VideoCodecConfiguration?, audio: AudioCodecConfiguration?, shown: (width: Int, height: Int)?,
+            serverAddress: String),
+        endToEndLatency: Int64?
+    ) -> NetStatus {
+        let latency = engine.bufferLatency
+        let cache = engine.buffer.content
+        return NetStatus(
+            elapsedMilliseconds: now.milliseconds, state: state, processCPU: cpu.process, machineCPU: cpu.machine,
+            videoWidth: stream.shown?.width ?? stream.video?.width ?? 0,
+            videoHeight: stream.shown?.height ?? stream.video?.height ?? 0,
+            netSpeedKbps: interval.receivedKbps, netJitterMilliseconds: Int(engine.arrivalJitter.milliseconds),
+            videoFPS: decodes ? interval.framesPerSecond : interval.receivedFramesPerSecond,
+            videoBitrateKbps: interval.videoKbps,
+            audioBitrateKbps: interval.audioKbps, cacheMilliseconds: Int(latency.milliseconds),
+            serverAddress: stream.serverAddress, videoCacheFrames: cache.videoPackets,
+            audioCacheMilliseconds: Int(cache.audioDuration.milliseconds),
+            decodedCacheFrames: presenter.queuedVideoFrames,
+            avReceiveIntervalMilliseconds: Int(statistics.receiveInterval?.milliseconds ?? 0),
+            avPlayIntervalMilliseconds: Int(statistics.playInterval?.milliseconds ?? 0),
+            gopSeconds: statistics.gop?.seconds ?? 0, audioSampleRate: stream.audio?.sampleRate ?? 0,
+            audioChannels: stream.audio?.channels ?? 0, videoCodec: stream.video?.codec.rawValue ?? "",
+            audioCodec: stream.audio?.codec.rawValue ?? "", latencyMilliseconds: Int(latency.milliseconds),
+            endToEndLatencyMilliseconds: endToEndLatency.map { Int($0) },
+            target: engine.target, rate: engine.rate, stutters: statistics.stutters,
+            stutterMilliseconds: Int(statistics.stutterTime.milliseconds),
+            droppedFrames: engine.buffer.droppedVideoFrames + presenter.droppedVideoFrames,
+            framesShown: statistics.framesShown, reconnects: statistics.reconnects,
+            mode: LatencyMode(matching: engine.parameters)?.rawValue ?? "custom")
+    }
+
     /// `LIVEPLAY_EVT_SESSION_SUMMARY`: how the whole session went.
     static func summary(
         _ outcome: PlaybackOutcome, duration: Duration, statistics: PlaybackStatistics, droppedFrames: Int,
