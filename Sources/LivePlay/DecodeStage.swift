@@ -78,8 +78,9 @@ final class DecodeStage {
         }
     }
 
-    /// A connection was lost after `packet`, the last video packet it delivered: the decoder's held-back
-    /// pictures are drained once that packet has gone in (media on demand, whose decoder goes on, need not).
+    /// A connection was lost; `lastVideo` is the decode time of the last video packet it delivered. The
+    /// decoder's held-back pictures are drained once that packet has gone in (media on demand, whose decoder
+    /// goes on, need not call this).
     func connectionLost(after lastVideo: MediaTimestamp?) {
         videoBoundary = lastVideo
     }
@@ -92,7 +93,7 @@ final class DecodeStage {
         case .video:
             if let boundary = videoBoundary, packet.dts > boundary {
                 videoBoundary = nil
-                outputs += flushVideo()
+                outputs = flushVideo()
             }
             if let change = videoChanges.due(at: packet.dts), change != video?.configuration {
                 outputs += flushVideo()
@@ -100,26 +101,30 @@ final class DecodeStage {
             }
             guard let decoder = video else { return outputs }
             if poster, packet.isKeyframe, let picture = decodePoster(packet) { outputs.append(.poster(picture)) }
-            outputs += Self.outputs(decoder.decode(packet))
+            Self.append(decoder.decode(packet), to: &outputs)
         case .audio:
             if let change = audioChanges.due(at: packet.dts), change != audio?.configuration {
-                outputs += flushAudio()
+                outputs = flushAudio()
                 outputs += openAudio(change)
             }
             guard let decoder = audio else { return outputs }
-            outputs += Self.outputs(decoder.decode(packet))
+            Self.append(decoder.decode(packet), to: &outputs)
         }
         return outputs
     }
 
     /// Drains the pictures the video decoder still holds; it then takes new input from a keyframe.
     func flushVideo() -> [Output] {
-        video.map { Self.outputs($0.flush()) } ?? []
+        var outputs: [Output] = []
+        if let video { Self.append(video.flush(), to: &outputs) }
+        return outputs
     }
 
     /// Drains the sound the audio decoder still holds.
     func flushAudio() -> [Output] {
-        audio.map { Self.outputs($0.flush()) } ?? []
+        var outputs: [Output] = []
+        if let audio { Self.append(audio.flush(), to: &outputs) }
+        return outputs
     }
 
     /// Discards what the decoders hold without output (a seek); each then waits for a keyframe.
@@ -156,11 +161,14 @@ final class DecodeStage {
         return poster.decode(packet).frames.first ?? poster.flush().frames.first
     }
 
-    private static func outputs(_ output: DecodeOutput<VideoFrame>) -> [Output] {
-        output.errors.map { .failed(.video, $0) } + output.frames.map { .video($0) }
+    /// Errors first, then frames, appended in place: this runs for every packet.
+    private static func append(_ output: DecodeOutput<VideoFrame>, to outputs: inout [Output]) {
+        for error in output.errors { outputs.append(.failed(.video, error)) }
+        for frame in output.frames { outputs.append(.video(frame)) }
     }
 
-    private static func outputs(_ output: DecodeOutput<AudioFrame>) -> [Output] {
-        output.errors.map { .failed(.audio, $0) } + output.frames.map { .audio($0) }
+    private static func append(_ output: DecodeOutput<AudioFrame>, to outputs: inout [Output]) {
+        for error in output.errors { outputs.append(.failed(.audio, error)) }
+        for frame in output.frames { outputs.append(.audio(frame)) }
     }
 }
