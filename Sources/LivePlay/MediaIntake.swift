@@ -1,0 +1,174 @@
+import LivePlayBuffering
+import LivePlayCore
+import LivePlayFLV
+import Logging
+
+/// The demux side of the play loop: turns each FLV element a connection delivered into what the later
+/// stages need, on one media timeline across reconnects.
+///
+/// A value that returns steps (STYLE.md §2): it maps timestamps (``TimelineStitcher``), decides which
+/// packets are played (``PacketAdmission``: resumes, seeks), keeps the newest codec configurations, the
+/// server's wall-clock stamps (docs/wall-clock-tags.md) and the stream's ``StreamDescription``; the play
+/// loop carries the steps out.
+struct MediaIntake {
+    /// What the play loop does with an element, in order.
+    enum Step {
+        case report(Report)
+        /// Media arrived on this connection for the first time: the outage, if there was one, is over.
+        case mediaArrived
+        /// A packet on the session's timeline, before admission: the decoder follows configuration changes
+        /// by it, statistics count it.
+        case arrived(EncodedPacket)
+        /// The connection's first keyframe.
+        case firstKeyframe(EncodedPacket)
+        /// A packet to play: into the jitter buffer.
+        case play(EncodedPacket)
+        case videoConfiguration(VideoCodecConfiguration)
+        case audioConfiguration(AudioCodecConfiguration)
+        /// Metadata named a video codec: playback waits for a picture.
+        case videoAnnounced
+    }
+
+    /// What the stream has shown of itself so far.
+    private(set) var description = StreamDescription()
+    /// The newest configurations received (what arriving packets use); decoders follow them in stream order.
+    private(set) var videoConfiguration: VideoCodecConfiguration?
+    private(set) var audioConfiguration: AudioCodecConfiguration?
+    /// The media's length, from `onMetaData`'s duration (media on demand).
+    private(set) var mediaDuration: Double?
+    /// Session timestamps minus the stream's own: what the stitcher added.
+    private(set) var timelineOffset: Int64 = 0
+    /// The header or metadata announced video on this connection: the first picture, not the first sound,
+    /// begins playback.
+    private(set) var expectsVideo = false
+    /// Which received packets are played, and where the source is read from (resumes, seeks).
+    var admission = PacketAdmission()
+    /// The source is being read from a keyframe's offset: the sequence headers it skipped are known already.
+    var readsMidFile = false
+
+    private let enableMessage: Bool
+    private let enableMetaData: Bool
+    private let logger: Logger
+    private var stitcher = TimelineStitcher()
+    private var clockStamp: (wallClockMs: Double, streamMs: Int64)?
+    private var warnings = WarningThrottle()
+    private var sawKeyframe = false
+    private var sawMedia = false
+
+    init(enableMessage: Bool, enableMetaData: Bool, logger: Logger) {
+        self.enableMessage = enableMessage
+        self.enableMetaData = enableMetaData
+        self.logger = logger
+    }
+
+    /// A new connection: media on demand is read again from its own timestamps (what was had is skipped);
+    /// a live stream's timeline goes on across the outage.
+    mutating func beginConnection(outage: Duration?, onDemand: Bool) {
+        sawKeyframe = false
+        sawMedia = false
+        expectsVideo = false
+        if onDemand, outage != nil {
+            stitcher = TimelineStitcher()
+            admission.resumeAfterLoss()
+        } else if let outage {
+            stitcher.beginConnection(outage: outage)
+        }
+    }
+
+    /// Forgets where reading had got to, for a new read of the source (a seek in media on demand).
+    mutating func readAgain() {
+        admission.readAgain()
+        stitcher = TimelineStitcher()
+    }
+
+    mutating func take(_ element: FLVElement, onDemand: Bool, at now: Duration) -> [Step] {
+        description.record(element)
+        var steps: [Step] = []
+        switch element {
+        case .packet(let packet):
+            take(packet, onDemand: onDemand, into: &steps)
+        case .videoConfiguration(let video):
+            videoConfiguration = video
+            steps.append(.videoConfiguration(video))
+        case .audioConfiguration(let audio):
+            audioConfiguration = audio
+            steps.append(.audioConfiguration(audio))
+        case .metadata(let metadata):
+            if let duration = metadata.duration, duration.isFinite, duration > 0 { mediaDuration = duration }
+            admission.received(metadata)
+            // Metadata is trusted to mean it; the FLV header's video flag is often set on audio-only streams.
+            if metadata.videoCodecID != nil {
+                expectsVideo = true
+                steps.append(.videoAnnounced)
+            }
+            if enableMetaData { steps.append(.report(Reports.metadata(metadata))) }
+        case .dataMessage(let message):
+            if let stamp = WallClockStamp(message) {
+                clockStamp = (Double(stamp.wallClockMs), Int64(stamp.streamMs) + timelineOffset)
+            } else if enableMessage {
+                steps.append(.report(Reports.scriptMessage(message)))
+            }
+        case .warning(let warning) where readsMidFile && warning.code == .missingConfiguration:
+            break
+        case .warning(let warning):
+            logger.warning("FLV: \(warning)")
+            if let summary = warnings.record(warning.code.rawValue, at: now) {
+                steps.append(
+                    .report(Reports.malformedData(warning, count: summary.count, suppressed: summary.suppressed)))
+            }
+        case .header(let header):
+            expectsVideo = expectsVideo || header.hasVideo
+        case .endOfSequence:
+            break
+        }
+        return steps
+    }
+
+    private mutating func take(_ received: EncodedPacket, onDemand: Bool, into steps: inout [Step]) {
+        var packet = received
+        let mapped = stitcher.map(dts: packet.dts, pts: packet.pts)
+        packet.dts = mapped.dts
+        packet.pts = mapped.pts
+        timelineOffset = mapped.dts.milliseconds - received.dts.milliseconds
+        if let jump = mapped.jump { steps.append(.report(Reports.timestampsJumped(by: jump))) }
+        if let gap = mapped.gap, gap > .milliseconds(100) { steps.append(.report(Reports.mediaResumed(after: gap))) }
+        if !sawMedia {
+            sawMedia = true
+            steps.append(.mediaArrived)
+        }
+        steps.append(.arrived(packet))
+        if enableMessage, packet.kind == .video, let videoConfiguration {
+            steps += Reports.seiMessages(in: packet, videoConfiguration).map(Step.report)
+        }
+        if packet.kind == .video, packet.isKeyframe, !sawKeyframe {
+            sawKeyframe = true
+            steps.append(.firstKeyframe(packet))
+        }
+        switch admission.admit(packet, onDemand: onDemand) {
+        case .passOver:
+            break
+        case .seekIgnored(let packet):
+            steps.append(.report(Reports.seekIgnoredOnLive))
+            steps.append(.play(packet))
+        case .admit(let packets, let seekDone):
+            if let seekDone, let first = packets.first {
+                steps.append(.report(Reports.seekDone(at: first.dts, target: seekDone.target)))
+            }
+            steps += packets.map(Step.play)
+        }
+    }
+
+    /// "Shown N ms after the server sent it", from the server's `onLivePlayClock` stamps.
+    /// - Parameter wallClockMs: now, in milliseconds since 1970.
+    func endToEndLatency(at position: MediaTimestamp, wallClockMs: Double) -> Int64? {
+        guard let stamp = clockStamp else { return nil }
+        let sentAt = stamp.wallClockMs + Double(position.milliseconds - stamp.streamMs)
+        return Int64((wallClockMs - sentAt).rounded())
+    }
+
+    /// A session position as seconds from the start of the media (`EVT_PLAY_PROGRESS` on demand).
+    func mediaSeconds(at position: MediaTimestamp?) -> Double {
+        guard let position else { return 0 }
+        return Double(max(0, position.milliseconds - timelineOffset)) / 1000
+    }
+}

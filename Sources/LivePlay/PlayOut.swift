@@ -1,0 +1,287 @@
+import LivePlayBuffering
+import LivePlayCore
+import LivePlayDecode
+
+/// The play-out side of the play loop: jitter buffer and latency controller (``PlaybackEngine``), the
+/// ``DecodeStage`` and the ``Presenter``, advanced together once a turn.
+///
+/// The engine decides when each packet is decoded and whether playback waits, catches up or skips; this
+/// stage carries that out, hands the presenter what was decoded, and at the end of the input plays out what
+/// the decoders still hold. What it did is told to the ``SessionReporter``.
+final class PlayOut {
+    /// How playback ends once the transport is done and what it delivered has been played.
+    enum Ending {
+        case ended
+        case failed(PlayEventCode, String, String?)
+    }
+
+    private(set) var engine: PlaybackEngine
+    let presenter: Presenter
+    private let decoding: DecodeStage
+    private let reporter: SessionReporter
+    /// Pause, resume, latency and presentation changes asked for from other tasks; pictures shown, for them.
+    private let control: PlaybackControl
+    private let decodes: Bool
+    private let limits: JitterBuffer.Limits
+    /// Media on demand (a file, an HTTP response with a length): played from its start at 1.0×, paced by its
+    /// timestamps, read only as far ahead as ``onDemandReadAhead``; never caught up or skipped.
+    private(set) var onDemand = false
+    /// The transport is done: no more input until the source is read again.
+    private(set) var transportFinished = false
+    /// Playback began (`PLAY_EVT_PLAY_BEGIN`) since the start or the last seek.
+    private(set) var hasBegun = false
+    /// The stream's header or metadata announced video: the first picture, not the first sound, is the first
+    /// frame.
+    var videoAnnounced = false
+    private var ending: Ending?
+    /// Where the last pictures are being played out from, after the engine ran dry at the end.
+    private var drain: (since: Duration, from: MediaTimestamp)?
+    /// The transport is done and every video packet has gone to the decoder: what it holds was drained.
+    private var videoDrained = false
+    /// A frame was decoded on this connection.
+    private var sawFrame = false
+
+    init(
+        configuration: LivePlayConfiguration, presenter: Presenter, control: PlaybackControl, reporter: SessionReporter
+    ) {
+        engine = PlaybackEngine(parameters: configuration.latency, limits: configuration.bufferLimits)
+        decoding = DecodeStage(options: configuration.decoder)
+        decodes = configuration.decodes
+        limits = configuration.bufferLimits
+        self.presenter = presenter
+        self.control = control
+        self.reporter = reporter
+    }
+
+    /// How far ahead of the position media on demand is read.
+    static var onDemandReadAhead: Duration { .seconds(10) }
+
+    /// Whether the play loop takes more from the transport now: live media as it comes (the engine sheds what
+    /// is too old), media on demand only as far ahead as the read-ahead.
+    var hasRoom: Bool {
+        guard onDemand else { return true }
+        let buffer = engine.buffer
+        return buffer.duration < Self.onDemandReadAhead && buffer.count < buffer.limits.packets / 2
+            && buffer.byteCount < buffer.limits.bytes / 2
+    }
+
+    var droppedFrames: Int { engine.buffer.droppedVideoFrames + presenter.droppedVideoFrames }
+
+    func playOnDemand() {
+        onDemand = true
+        engine.parameters = .onDemand
+    }
+
+    // MARK: Input
+
+    func beginConnection() {
+        transportFinished = false
+        videoDrained = false
+        sawFrame = false
+    }
+
+    func received(_ video: VideoCodecConfiguration) {
+        engine.expectsVideo = true
+        if decodes { take(decoding.received(video)) }
+    }
+
+    func received(_ audio: AudioCodecConfiguration) {
+        if decodes { take(decoding.received(audio)) }
+    }
+
+    /// Metadata named a video codec: playback begins with a picture.
+    func expectVideo() { engine.expectsVideo = true }
+
+    /// A packet on the session's timeline, before admission: the decoders follow configuration changes by it.
+    func arrived(_ packet: EncodedPacket) { decoding.received(packet) }
+
+    /// A packet to play, into the jitter buffer.
+    func play(_ packet: EncodedPacket, at now: Duration) {
+        for action in engine.receive(packet, at: now) {
+            if case .skipped(let removed, let dropped) = action {
+                reporter.report(Reports.shedAtLimit(removed: removed, dropped: dropped))
+            }
+        }
+    }
+
+    /// A live connection was lost after `lastVideo`: what the decoder holds back (B-frames' reorder delay) is
+    /// drained once that packet has gone in, so those pictures are shown, not lost with the connection. Media on
+    /// demand resumes where it broke off: its decoder simply goes on.
+    func connectionLost(after lastVideo: MediaTimestamp?) {
+        if !onDemand { decoding.connectionLost(after: lastVideo) }
+    }
+
+    /// The transport is done; what it delivered is played out first, then playback ends as `how` says.
+    func finish(_ how: Ending) {
+        transportFinished = true
+        engine.inputEnded = true
+        if ending == nil { ending = how }
+    }
+
+    // MARK: Control
+
+    /// What `control` asked for: pause, resume, a latency change, sinks and presentation; applied and reported.
+    func applyControl() {
+        let presentation = control.takePresentation()
+        presenter.volume = presentation.gain
+        presenter.renderMode = presentation.renderMode
+        presenter.rotation = presentation.rotation
+        if let change = presentation.videoSink { presenter.videoSink = change.sink }
+        if let change = presentation.audioSink { presenter.audioSink = change.sink }
+        switch control.takePauseRequest() {
+        case true? where !engine.isPaused:
+            engine.pause()
+            reporter.report(Reports.paused(at: engine.position))
+        case false? where engine.isPaused && onDemand:
+            _ = engine.resume(jumpsToNewest: false)
+            reporter.report(Reports.resumedWherePaused(at: engine.position))
+        case false? where engine.isPaused:
+            for action in engine.resume() {
+                if case .skipped(let removed, let dropped) = action {
+                    reporter.report(Reports.skippedToNewest(removed: removed, dropped: dropped))
+                }
+            }
+            reporter.report(Reports.resumedAtLiveEdge(latency: engine.bufferLatency))
+        default:
+            break
+        }
+        // Media on demand plays at 1.0× from its start: the live latency modes do not apply.
+        guard let latency = control.takeLatency(), latency != engine.parameters, !onDemand else { return }
+        let previous = engine.parameters
+        engine.parameters = latency
+        reporter.report(
+            Reports.latencyChanged(from: previous, to: latency, target: engine.target, current: engine.bufferLatency))
+    }
+
+    /// Starts over for a seek: nothing buffered, decoded or begun.
+    func restart() {
+        let expectsVideo = engine.expectsVideo || videoAnnounced
+        engine = PlaybackEngine(parameters: engine.parameters, limits: limits)
+        engine.expectsVideo = expectsVideo
+        presenter.reset()
+        decoding.reset()
+        hasBegun = false
+        readAgain()
+    }
+
+    /// The source is read again: its end is no longer reached.
+    func readAgain() {
+        transportFinished = false
+        ending = nil
+        engine.inputEnded = false
+        drain = nil
+        videoDrained = false
+    }
+
+    // MARK: Each turn
+
+    /// Advances the engine to `now`, carries out what it decides, and presents what is due; returns how
+    /// playback ends once the last pictures have been played out.
+    func advance(at now: Duration) -> Ending? {
+        let master = presenter.audioClock(rate: engine.rate)
+        for action in engine.advance(to: now, following: master) {
+            switch action {
+            case .decode(let packet):
+                take(decoding.decode(packet, poster: !sawFrame && presenter.framesShown == 0))
+            case .loading(let buffered):
+                if transportFinished {
+                    startDrain(at: now)
+                    break
+                }
+                reporter.report(Reports.loading(buffered: buffered, target: engine.target))
+            case .begin(let buffered, let stalled):
+                reporter.began(first: !hasBegun, buffered: buffered, stalled: stalled, engine: engine, at: now)
+                hasBegun = true
+            case .skipped(let removed, let dropped):
+                reporter.count { $0.caughtUp() }
+                Reports.skipped(removed: removed, dropped: dropped).forEach(reporter.report)
+            case .catchUpStarted(let excess):
+                reporter.count { $0.caughtUp() }
+                reporter.report(Reports.catchUpStarted(excess: excess, rate: engine.rate))
+            case .catchUpEnded(let removed):
+                reporter.report(Reports.catchUpEnded(removed: removed, latency: engine.bufferLatency))
+            case .arrivalGap(let gap, let tolerated):
+                guard !transportFinished else { break }
+                reporter.report(Reports.arrivalGap(gap, tolerated: tolerated, buffered: engine.bufferLatency))
+            case .rateChanged:
+                break
+            }
+        }
+        if transportFinished, !videoDrained, !engine.buffer.holdsVideo {
+            // The last pictures a B-frame decoder holds back come out now, to be shown at their times while
+            // the rest of the sound plays.
+            videoDrained = true
+            take(decoding.flushVideo())
+        }
+        if let drain {
+            // The engine ran dry at the end: the last pictures (reordered past the last decode time) and
+            // sound are shown at their times, then playback ends.
+            let position = drain.from + (now - drain.since).milliseconds
+            if let frame = presenter.present(at: position, rate: 1) { shown(frame) }
+            if presenter.queuedVideoFrames == 0 || now - drain.since > .seconds(2) { return ending ?? .ended }
+        } else {
+            present()
+        }
+        return nil
+    }
+
+    /// Once the transport is done and the engine has released everything: playback ends when no picture is
+    /// left to show.
+    func endIfRanDry(at now: Duration) -> Ending? {
+        guard drain == nil, transportFinished, engine.buffer.isEmpty,
+            engine.state != .playing || engine.bufferLatency == .zero
+        else { return nil }
+        startDrain(at: now)
+        return presenter.queuedVideoFrames == 0 ? ending ?? .ended : nil
+    }
+
+    /// The transport is done and the engine has released everything: drain the decoders and play out.
+    private func startDrain(at now: Duration) {
+        guard drain == nil else { return }
+        if !videoDrained { take(decoding.flushVideo()) }
+        videoDrained = true
+        take(decoding.flushAudio())
+        drain = (now, engine.position ?? engine.buffer.liveEdge ?? MediaTimestamp(milliseconds: 0))
+    }
+
+    /// Hands the sinks what is due; the first picture is shown as soon as it is decoded.
+    private func present() {
+        guard let position = engine.position else { return }
+        let picture =
+            engine.state == .playing
+            ? presenter.present(at: position, rate: engine.rate) : presenter.showFirstPicture(at: position)
+        if let audio = presenter.takeLastPlayedAudio() { reporter.count { $0.played(audio: audio) } }
+        guard let picture else { return }
+        shown(picture)
+    }
+
+    private func shown(_ frame: VideoFrame) {
+        control.recordShown(frame)
+        reporter.shown(frame)
+    }
+
+    /// Carries out what the decode stage did: pictures and sound to the presenter, problems reported.
+    private func take(_ outputs: [DecodeStage.Output]) {
+        for output in outputs {
+            switch output {
+            case .video(let frame):
+                firstFrame()
+                presenter.enqueue(frame)
+            case .poster(let frame):
+                firstFrame()
+                presenter.enqueue(frame, isPoster: true)
+            case .audio(let frame):
+                if !decoding.decodesVideo, !videoAnnounced { firstFrame() }
+                presenter.enqueue(frame)
+            case .started, .videoDecoderFailedToOpen, .audioDecoderFailedToOpen, .failed:
+                if let report = Reports.decoding(output) { reporter.report(report) }
+            }
+        }
+    }
+
+    private func firstFrame() {
+        guard !sawFrame else { return }
+        sawFrame = true
+        reporter.reached(\.firstDecoded)
+    }
+}

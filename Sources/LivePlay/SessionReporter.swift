@@ -1,0 +1,163 @@
+import LivePlayBuffering
+import LivePlayCore
+import LivePlayDecode
+import LivePlayTransport
+
+/// The session's time: how long since it started, on its injected monotonic clock.
+struct SessionTime: Sendable {
+    private let read: @Sendable () -> Duration
+    private var origin = Duration.zero
+
+    init<C: Clock>(_ clock: C) where C.Duration == Duration {
+        let base = clock.now
+        read = { base.duration(to: clock.now) }
+        origin = read()
+    }
+
+    /// Counts from now.
+    mutating func restart() { origin = read() }
+
+    var elapsed: Duration { read() - origin }
+}
+
+/// Tells the listener what the stages did: stamps each ``Report`` with the session's time, keeps the
+/// statistics and startup milestones the reports carry, and builds the once-a-second net status and
+/// progress and the summary at the end (the words are ``Reports``').
+final class SessionReporter {
+    var emit: (PlayEvent) -> Void = { _ in }
+    var emitStatus: (NetStatus) -> Void = { _ in }
+    var time: SessionTime
+    private(set) var statistics = PlaybackStatistics()
+    private(set) var startup = StartupTimeline()
+    /// Connections tried so far (`PLAY_EVT_PLAY_BEGIN`'s `connection`).
+    var connectionCount = 0
+    var serverAddress = ""
+    private var cpu = CPUUsage()
+    private var nextStatus = Duration.seconds(1)
+    private var lastProgress: Duration?
+    private var lastResolution: (width: Int, height: Int)?
+
+    init(time: SessionTime) {
+        self.time = time
+    }
+
+    func report(_ report: Report) {
+        self.report(report.code, report.message, report.parameters)
+    }
+
+    func report(_ code: PlayEventCode, _ message: String, _ parameters: [String: PlayEventValue] = [:]) {
+        emit(PlayEvent(code, message, elapsedMilliseconds: time.elapsed.milliseconds, parameters: parameters))
+    }
+
+    /// Records a startup milestone the first time it happens, at the session's time now.
+    func reached(_ milestone: WritableKeyPath<StartupTimeline, Duration?>) {
+        startup.record(milestone, time.elapsed)
+    }
+
+    func count(_ update: (inout PlaybackStatistics) -> Void) {
+        update(&statistics)
+    }
+
+    /// `PLAY_EVT_PLAY_BEGIN` (and `PLAY_WARNING_VIDEO_PLAY_LAG` after a stall worth telling).
+    func began(first: Bool, buffered: Duration, stalled: Duration?, engine: PlaybackEngine, at now: Duration) {
+        let threshold = engine.parameters.videoBlockThreshold
+        if let stalled {
+            statistics.stalled(for: stalled, threshold: threshold)
+            if stalled > threshold { report(Reports.stalled(for: stalled)) }
+        }
+        // An audio-only stream is first heard now.
+        if first { startup.record(\.firstShown, now) }
+        report(
+            Reports.began(
+                first: first, connection: connectionCount, buffered: buffered, target: engine.target, startup: startup))
+    }
+
+    /// A picture reached the video sink.
+    func shown(_ frame: VideoFrame) {
+        statistics.shown(video: frame.pts)
+        if lastResolution?.width != frame.width || lastResolution?.height != frame.height {
+            lastResolution = (frame.width, frame.height)
+            report(Reports.resolution(width: frame.width, height: frame.height))
+        }
+        reached(\.firstShown)
+    }
+
+    /// The net status once a whole second of the session clock has passed; rates cover the second since the
+    /// previous one.
+    func statusIfDue(
+        at now: Duration, connecting: Bool, playOut: PlayOut, intake: MediaIntake, decodes: Bool,
+        endToEndLatency: @autoclosure () -> Int64?
+    ) {
+        guard now >= nextStatus else { return }
+        // Stay on whole seconds of the session clock; a tick that came very late skips, never bunches.
+        repeat { nextStatus += .seconds(1) } while nextStatus <= now
+        let engine = playOut.engine
+        let interval = statistics.takeInterval(at: now)
+        let (processCPU, machineCPU) = cpu.sample()
+        let state: String
+        if engine.isPaused {
+            state = "paused"
+        } else if connecting || !playOut.hasBegun && engine.state == .waitingForKeyframe {
+            state = "connecting"
+        } else {
+            state = engine.state == .playing ? "playing" : "loading"
+        }
+        if engine.state == .playing { statistics.sample(latency: engine.bufferLatency) }
+        emitStatus(
+            Reports.netStatus(
+                at: now, state: state, cpu: (processCPU, machineCPU), interval: interval, engine: engine,
+                statistics: statistics, presenter: playOut.presenter, decodes: decodes,
+                stream: (intake.videoConfiguration, intake.audioConfiguration, lastResolution, serverAddress),
+                endToEndLatency: endToEndLatency()))
+    }
+
+    /// `PLAY_EVT_PLAY_PROGRESS` once a second while playing.
+    /// - Parameter position: seconds; from the start of the media on demand.
+    func progressIfDue(
+        at now: Duration, playOut: PlayOut, position: @autoclosure () -> Double,
+        endToEndLatency: @autoclosure () -> Int64?, mediaDuration: Double?
+    ) {
+        let engine = playOut.engine
+        guard engine.state == .playing, engine.position != nil else { return }
+        guard let last = lastProgress else {
+            lastProgress = now
+            return
+        }
+        guard now - last >= .seconds(1) else { return }
+        lastProgress = now
+        report(
+            Reports.progress(
+                position: position(), engine: engine, framesShown: playOut.presenter.framesShown,
+                droppedFrames: playOut.droppedFrames, endToEndLatency: endToEndLatency(), mediaDuration: mediaDuration))
+    }
+
+    /// Progress counts its second afresh (after a seek).
+    func restartProgress() { lastProgress = nil }
+
+    /// `LIVEPLAY_EVT_SESSION_SUMMARY`: how the whole session went, once, when it stops.
+    func summary(_ outcome: PlaybackOutcome, droppedFrames: Int) {
+        report(
+            Reports.summary(
+                outcome, duration: time.elapsed, statistics: statistics, droppedFrames: droppedFrames,
+                firstShown: startup.firstShown))
+    }
+
+    /// What the transport said, as milestones and events.
+    func transport(_ event: TransportEvent) {
+        switch event {
+        case .resolved:
+            reached(\.resolved)
+        case .handshakeDone:
+            reached(\.handshakeDone)
+        case .connected(let serverAddress):
+            self.serverAddress = serverAddress
+            reached(\.connected)
+            report(Reports.connected(to: serverAddress))
+        case .streamBegin:
+            reached(\.streamBegan)
+            report(Reports.streamBegan)
+        case .onDemand, .bytes, .tags:
+            break
+        }
+    }
+}
