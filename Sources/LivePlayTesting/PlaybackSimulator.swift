@@ -1,3 +1,4 @@
+import LivePlay
 public import LivePlayBuffering
 public import LivePlayCore
 
@@ -116,59 +117,65 @@ public struct PlaybackFigures: Sendable {
     public var bufferedAtResume: [Duration] = []
 }
 
-/// Runs a ``PlaybackEngine`` over a ``NetworkTrace`` on a virtual clock: no sleeping, same result every run.
+/// Plays a ``NetworkTrace`` through the player's own play-out stage (``PacketPlayback``: the jitter buffer,
+/// latency controller and events a ``LiveSession`` uses) on a virtual clock: no sleeping, same result every
+/// run. What it counts is what the player reports: `PLAY_EVT_PLAY_LOADING`, `PLAY_EVT_PLAY_BEGIN`, the
+/// arrival-gap `PLAY_WARNING_RECV_DATA_LAG`, and the player's own stutter statistics.
 public enum PlaybackSimulator {
     public static func run(
         _ trace: NetworkTrace, parameters: LatencyParameters, step: Duration = .milliseconds(10)
     ) -> PlaybackFigures {
-        var engine = PlaybackEngine(parameters: parameters)
+        let clock = VirtualClock()
+        var events: [PlayEvent] = []
+        let playback = PacketPlayback(
+            configuration: LivePlayConfiguration(decodes: false, latency: parameters), clock: clock
+        ) { events.append($0) }
         var figures = PlaybackFigures()
         var next = 0
         var now = Duration.zero
         var started = false
+        var ended = false
         var stallStart: Duration?
         var lastSample = Duration.zero - .seconds(1)
         let speed = trace.kind == .fastSource ? 1.005 : 1.0
         let cacheLead = trace.kind == .gopCacheBurst ? Duration.seconds(2) : .zero
         let end = trace.duration + .seconds(2)
-        // After the last packet arrives the source has ended: running dry then is not a stall.
-        let sourceEnds = trace.arrivals.last?.arrivesAt ?? .zero
         while now <= end {
+            clock.advance(to: VirtualClock.Instant(offset: now))
             while next < trace.arrivals.count, trace.arrivals[next].arrivesAt <= now {
-                for action in engine.receive(trace.arrivals[next].packet, at: now) {
-                    if case .skipped = action {}
-                }
+                playback.receive(trace.arrivals[next].packet)
                 next += 1
+                // After the last packet the source has ended: running dry then is not a stall.
+                if next == trace.arrivals.count { playback.endOfInput() }
             }
-            for action in engine.advance(to: now) {
-                switch action {
-                case .loading:
-                    // The source ending is not a stall.
-                    guard now < sourceEnds else { break }
+            let seen = events.count
+            let endedBefore = ended
+            ended = playback.advance()
+            for event in events[seen...] {
+                switch event.code {
+                case .playLoading:
                     figures.loadingEvents += 1
                     stallStart = now
-                case .begin(let buffered, _):
+                case .playBegin:
                     figures.beginEvents += 1
-                    if started, let since = stallStart {
-                        let stalled = now - since
-                        if stalled > parameters.videoBlockThreshold {
-                            figures.stutters += 1
-                            figures.stutterTime += stalled
-                        }
-                        figures.bufferedAtResume.append(buffered)
+                    if started, stallStart != nil, case .int(let buffered)? = event.parameters["buffered_ms"] {
+                        figures.bufferedAtResume.append(.milliseconds(buffered))
                     }
                     started = true
                     stallStart = nil
-                case .arrivalGap:
-                    if now < sourceEnds { figures.arrivalGapWarnings += 1 }
+                case .receiveDataLag:
+                    figures.arrivalGapWarnings += 1
                 default:
                     break
                 }
             }
-            if engine.rate != 1.0 { figures.timeOffNormalRate += step }
-            figures.maximumRate = max(figures.maximumRate, engine.rate)
-            if started, engine.state == .playing, let position = engine.position, now - lastSample >= .milliseconds(100),
-                now <= trace.duration
+            let engine = playback.engine
+            if !endedBefore {
+                if engine.rate != 1.0 { figures.timeOffNormalRate += step }
+                figures.maximumRate = max(figures.maximumRate, engine.rate)
+            }
+            if !endedBefore, started, engine.state == .playing, let position = engine.position,
+                now - lastSample >= .milliseconds(100), now <= trace.duration
             {
                 let produced = Duration.seconds(Duration.milliseconds(position.milliseconds).seconds / speed) - cacheLead
                 figures.latencies.append((now, now - produced))
@@ -176,7 +183,9 @@ public enum PlaybackSimulator {
             }
             now += step
         }
-        if let stallStart, started, stallStart < sourceEnds {
+        figures.stutters = playback.statistics.stutters
+        figures.stutterTime = playback.statistics.stutterTime
+        if let stallStart, started {
             // A stall still open at the end counts too.
             let stalled = now - stallStart
             if stalled > parameters.videoBlockThreshold {
@@ -184,7 +193,7 @@ public enum PlaybackSimulator {
                 figures.stutterTime += stalled
             }
         }
-        figures.droppedFrames = engine.buffer.droppedVideoFrames
+        figures.droppedFrames = playback.engine.buffer.droppedVideoFrames
         let values = figures.latencies.map(\.latency).sorted()
         if !values.isEmpty {
             figures.meanLatency = .seconds(values.map(\.seconds).reduce(0, +) / Double(values.count))

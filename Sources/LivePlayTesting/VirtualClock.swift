@@ -37,6 +37,13 @@ public final class VirtualClock: Clock, @unchecked Sendable {
     public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
         try Task.checkCancellation()
         await settle()
+        advance(to: deadline)
+        await settle()
+    }
+
+    /// Moves time on to `deadline` at once, waking the waiters it passes: for a driver that steps time itself
+    /// (the latency-mode simulator), not a play loop that sleeps.
+    public func advance(to deadline: Instant) {
         let woken: [CheckedContinuation<Void, Never>] = lock.withLock {
             current = max(current, deadline)
             let due = waiters.filter { $0.deadline <= current }
@@ -44,7 +51,6 @@ public final class VirtualClock: Clock, @unchecked Sendable {
             return due.map(\.continuation)
         }
         for continuation in woken { continuation.resume() }
-        await settle()
     }
 
     /// Yields until every participant waits on the clock. A participant that cannot get there (its task
