@@ -27,17 +27,17 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     private let clock: C
     /// Milliseconds since 1970: the wall clock end-to-end latency is measured on.
     private let wallClock: @Sendable () -> Double
-    private let logger: Logger
+    let logger: Logger
     private let source: (any ByteSource)?
-    private let reporter: SessionReporter
-    private var intake: MediaIntake
-    private let playOut: PlayOut
+    let reporter: SessionReporter
+    var intake: MediaIntake
+    let playOut: PlayOut
     /// The thread this session runs on, while it runs.
     private var thread: PlaybackThread?
     /// When the last connection was lost, while no media has arrived since.
     private var mediaLostAt: Duration?
     /// A connection got as far as TCP: afterwards a failure is a *lost* connection, before it a failed connect.
-    private var everConnected = false
+    private(set) var everConnected = false
     /// The server began the stream (RTMP) or sent its first bytes (HTTP) on this connection.
     private var streaming = false
 
@@ -106,24 +106,19 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
                 await play(source)
             }
         } catch where error.code == .invalidURL {
-            return fail(.fileNotFound, "\(Redaction.url(url)) cannot be played: \(error.message)")
+            return reporter.fail(.fileNotFound, "\(Redaction.url(url)) cannot be played: \(error.message)")
         } catch {
-            return fail(.networkDisconnected, "HTTP client: \(error.detail ?? error.message)")
+            return reporter.fail(.networkDisconnected, "HTTP client: \(error.detail ?? error.message)")
         }
     }
 
     private var elapsed: Duration { reporter.time.elapsed }
 
-    private func fail(_ code: PlayEventCode, _ message: String) -> PlaybackOutcome {
-        reporter.report(code, message)
-        return .failed(code)
-    }
-
     // MARK: - Play loop
 
     /// Where the next read of the source starts: its start, or a byte offset (a keyframe a file's index
     /// points to, for a seek in media on demand).
-    private enum LoopExit {
+    enum LoopExit {
         case finished(PlaybackOutcome)
         case readFrom(Int64?)
     }
@@ -172,11 +167,11 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             if let offset = intake.admission.takeJump() { return readAgain(from: offset) }
             let now = elapsed
             playOut.applyControl()
-            if let ending = playOut.advance(at: now) { return .finished(end(ending)) }
+            if let ending = playOut.advance(at: now) { return finished(ending) }
             reporter.statusIfDue(
                 at: now, connecting: mediaLostAt != nil, playOut: playOut, intake: intake,
                 decodes: configuration.decodes, endToEndLatency: playOut.engine.position.flatMap(endToEndLatency))
-            if let ending = playOut.endIfRanDry(at: now) { return .finished(end(ending)) }
+            if let ending = playOut.endIfRanDry(at: now) { return finished(ending) }
             reporter.progressIfDue(
                 at: now, playOut: playOut, position: progressPosition,
                 endToEndLatency: playOut.engine.position.flatMap(endToEndLatency),
@@ -187,6 +182,10 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
                 try? await sleep(tickInterval)
             }
         }
+    }
+
+    private func finished(_ ending: PlayOut.Ending) -> LoopExit {
+        .finished(reporter.ended(ending, onDemandPosition: playOut.onDemand ? progressPosition : nil))
     }
 
     /// Waits on the session's clock. The real clock's waits are timed by the session's thread rather than
@@ -209,9 +208,12 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             playOut.playOnDemand()
             logger.debug("media on demand", metadata: ["bytes": "\(length)"])
         case .event(let event):
-            if case .resolved(let addresses) = event { logger.debug("resolved", metadata: ["addresses": "\(addresses)"]) }
-            if case .connected = event { everConnected = true }
-            if case .streamBegin = event { streaming = true }
+            switch event {
+            case .resolved(let addresses): logger.debug("resolved", metadata: ["addresses": "\(addresses)"])
+            case .connected: everConnected = true
+            case .streamBegin: streaming = true
+            default: break
+            }
             reporter.transport(event)
         case .media(let byteCount, let elements):
             reporter.count { $0.received(bytes: byteCount) }
@@ -221,20 +223,20 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         case .slowLink(let goodput):
             reporter.report(Reports.slowLink(receiving: goodput))
         case .unplayable(let message):
-            return fail(.unplayable, message)
+            return reporter.fail(.unplayable, message)
         case .lost(let error, let action):
             if mediaLostAt == nil { mediaLostAt = elapsed }
             playOut.connectionLost(after: intake.admission.newestVideo)
             let (lost, isFinal) = Reports.lost(error, streaming: streaming)
-            guard !isFinal else { return fail(lost.code, lost.message) }
+            guard !isFinal else { return reporter.fail(lost.code, lost.message) }
             reporter.report(lost)
             switch action {
             case .retry(let attempt, _):
                 reporter.count { $0.reconnected() }
                 reporter.report(Reports.retrying(attempt: attempt, of: configuration.connectRetryCount, after: error))
             case .giveUp(let attempts):
-                let message = Reports.gaveUpMessage(after: attempts, everConnected: everConnected, error)
                 // What arrived before the loss is played out first, then the error is reported.
+                let message = Reports.gaveUpMessage(after: attempts, everConnected: everConnected, error)
                 playOut.finish(.failed(.networkDisconnected, message, error.detail))
             }
         case .finished:
@@ -254,79 +256,17 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     private func take(_ element: FLVElement) {
         for step in intake.take(element, onDemand: playOut.onDemand, at: elapsed) {
             switch step {
-            case .report(let report):
-                reporter.report(report)
-            case .mediaArrived:
-                mediaLostAt = nil
-            case .arrived(let packet):
-                playOut.arrived(packet)
-                reporter.count { $0.received(packet) }
-                if packet.kind == .audio { reporter.reached(\.firstAudio) }
-            case .firstKeyframe(let packet):
-                reporter.reached(\.firstKeyframe)
-                reporter.report(Reports.firstKeyframe(packet))
-            case .play(let packet):
-                playOut.play(packet, at: elapsed)
-            case .videoConfiguration(let video):
-                playOut.received(video)
-            case .audioConfiguration(let audio):
-                playOut.received(audio)
-            case .videoAnnounced:
-                playOut.expectVideo()
+            case .report(let report): reporter.report(report)
+            case .mediaArrived: mediaLostAt = nil
+            default: playOut.take(step)
             }
         }
         playOut.videoAnnounced = intake.expectsVideo
-    }
-
-    /// How playback ended, reported once what was delivered has been played.
-    private func end(_ ending: PlayOut.Ending) -> PlaybackOutcome {
-        switch ending {
-        case .failed(let code, let message, let detail):
-            reporter.report(code, message, detail.map { ["detail": .string($0)] } ?? [:])
-            return .failed(code)
-        case .ended:
-            reporter.report(Reports.playedToTheEnd(onDemandPosition: playOut.onDemand ? progressPosition : nil))
-            return .ended
-        }
     }
 
     /// "Shown N ms after the server sent it", from the server's `onLivePlayClock` stamps
     /// (docs/wall-clock-tags.md).
     public func endToEndLatency(_ position: MediaTimestamp) -> Int64? {
         intake.endToEndLatency(at: position, wallClockMs: wallClock())
-    }
-
-    /// The position in seconds: from the start of the media on demand, on the session's timeline live.
-    private var progressPosition: Double {
-        guard playOut.onDemand else { return Double(playOut.engine.position?.milliseconds ?? 0) / 1000 }
-        return intake.mediaSeconds(at: playOut.engine.position)
-    }
-
-    // MARK: - Media on demand
-
-    /// Carries out a seek asked for through ``control``; returns how to read on when the source must be
-    /// read again: from its start (the target is before what has arrived), or from the keyframe a file's
-    /// index points to (far ahead or back).
-    private func applySeek() -> LoopExit? {
-        guard let target = control.takeSeek() else { return nil }
-        guard playOut.onDemand || !everConnected else {
-            logger.debug("seek ignored: live stream")
-            return nil
-        }
-        playOut.restart()
-        reporter.restartProgress()
-        reporter.report(Reports.seekStarted(to: target))
-        switch intake.admission.seek(to: MediaTimestamp(milliseconds: target.milliseconds + intake.timelineOffset)) {
-        case .offset(let position)?: return readAgain(from: position)
-        case .start?: return readAgain(from: nil)
-        case nil: return nil
-        }
-    }
-
-    /// Forgets where reading had got to, for a new read from `offset` (`nil`: the start).
-    private func readAgain(from offset: Int64?) -> LoopExit {
-        playOut.readAgain()
-        intake.readAgain()
-        return .readFrom(offset)
     }
 }

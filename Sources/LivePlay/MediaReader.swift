@@ -21,14 +21,17 @@ public final class MediaReader {
         public var decodes: Bool
         public var decoder: DecoderOptions
         public var demuxer: FLVDemuxer.Configuration
+        /// Bytes read from the file at a time.
+        public var chunkSize: Int
 
         public init(
             decodes: Bool = false, decoder: DecoderOptions = DecoderOptions(),
-            demuxer: FLVDemuxer.Configuration = FLVDemuxer.Configuration()
+            demuxer: FLVDemuxer.Configuration = FLVDemuxer.Configuration(), chunkSize: Int = 64 << 10
         ) {
             self.decodes = decodes
             self.decoder = decoder
             self.demuxer = demuxer
+            self.chunkSize = chunkSize
         }
     }
 
@@ -43,7 +46,7 @@ public final class MediaReader {
 
     public init(path: String, options: Options = Options()) throws(LivePlayError) {
         do {
-            source = try FileSource(path: path)
+            source = try FileSource(path: path, chunkSize: options.chunkSize)
         } catch {
             throw LivePlayError(transport: error)
         }

@@ -33,9 +33,8 @@ public final class PacketPlayback<C: Clock> where C.Duration == Duration {
 
     /// A packet arrived now.
     public func receive(_ packet: EncodedPacket) {
-        playOut.arrived(packet)
-        reporter.count { $0.received(packet) }
-        playOut.play(packet, at: reporter.time.elapsed)
+        playOut.take(.arrived(packet))
+        playOut.take(.play(packet))
     }
 
     /// No more packets will arrive: what is buffered is played out, then playback ends.

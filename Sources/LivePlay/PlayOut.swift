@@ -80,20 +80,32 @@ final class PlayOut {
         sawFrame = false
     }
 
-    func received(_ video: VideoCodecConfiguration) {
-        engine.expectsVideo = true
-        if decodes { take(decoding.received(video)) }
+    /// What the intake stage passed on: packets, configurations, what the stream announced.
+    func take(_ step: MediaIntake.Step) {
+        switch step {
+        case .arrived(let packet):
+            // The decoders follow configuration changes by the packets' order of arrival.
+            decoding.received(packet)
+            reporter.count { $0.received(packet) }
+            if packet.kind == .audio { reporter.reached(\.firstAudio) }
+        case .firstKeyframe(let packet):
+            reporter.reached(\.firstKeyframe)
+            reporter.report(Reports.firstKeyframe(packet))
+        case .play(let packet):
+            play(packet, at: reporter.time.elapsed)
+        case .videoConfiguration(let video):
+            engine.expectsVideo = true
+            if decodes { take(decoding.received(video)) }
+        case .audioConfiguration(let audio):
+            if decodes { take(decoding.received(audio)) }
+        case .videoAnnounced:
+            engine.expectsVideo = true
+        case .report(let report):
+            reporter.report(report)
+        case .mediaArrived:
+            break
+        }
     }
-
-    func received(_ audio: AudioCodecConfiguration) {
-        if decodes { take(decoding.received(audio)) }
-    }
-
-    /// Metadata named a video codec: playback begins with a picture.
-    func expectVideo() { engine.expectsVideo = true }
-
-    /// A packet on the session's timeline, before admission: the decoders follow configuration changes by it.
-    func arrived(_ packet: EncodedPacket) { decoding.received(packet) }
 
     /// A packet to play, into the jitter buffer.
     func play(_ packet: EncodedPacket, at now: Duration) {

@@ -49,6 +49,25 @@ final class SessionReporter {
         emit(PlayEvent(code, message, elapsedMilliseconds: time.elapsed.milliseconds, parameters: parameters))
     }
 
+    /// Playback cannot go on: the error event, and the outcome it gives.
+    func fail(_ code: PlayEventCode, _ message: String) -> PlaybackOutcome {
+        report(code, message)
+        return .failed(code)
+    }
+
+    /// How playback ended, reported once what was delivered has been played.
+    /// - Parameter onDemandPosition: where media on demand ended, in seconds from its start.
+    func ended(_ ending: PlayOut.Ending, onDemandPosition: Double?) -> PlaybackOutcome {
+        switch ending {
+        case .failed(let code, let message, let detail):
+            report(code, message, detail.map { ["detail": .string($0)] } ?? [:])
+            return .failed(code)
+        case .ended:
+            report(Reports.playedToTheEnd(onDemandPosition: onDemandPosition))
+            return .ended
+        }
+    }
+
     /// Records a startup milestone the first time it happens, at the session's time now.
     func reached(_ milestone: WritableKeyPath<StartupTimeline, Duration?>) {
         startup.record(milestone, time.elapsed)

@@ -177,7 +177,8 @@ public enum PlaybackSimulator {
             if !endedBefore, started, engine.state == .playing, let position = engine.position,
                 now - lastSample >= .milliseconds(100), now <= trace.duration
             {
-                let produced = Duration.seconds(Duration.milliseconds(position.milliseconds).seconds / speed) - cacheLead
+                let media = Duration.milliseconds(position.milliseconds)
+                let produced = Duration.seconds(media.seconds / speed) - cacheLead
                 figures.latencies.append((now, now - produced))
                 lastSample = now
             }

@@ -42,90 +42,55 @@ struct DecodeCommand: ParsableCommand {
     }
 
     func run() throws {
-        guard let handle = FileHandle(forReadingAtPath: file) else { throw ValidationError("cannot open \(file)") }
-        defer { try? handle.close() }
         let clock = ContinuousClock()
         let start = clock.now
-        var pipeline = DecodePipeline(options: DecoderOptions(threadCount: threads))
-        var demuxer = FLVDemuxer()
-        var ended = false
-        while !ended {
-            if let data = try handle.read(upToCount: chunkSize), !data.isEmpty {
-                demuxer.append(data)
-            } else {
-                demuxer.finish()
-                ended = true
-            }
-            while let element = try demuxer.nextElement() {
-                try pipeline.handle(element)
-            }
+        // The decode stage LiveSession plays with (configuration changes, drains, errors), frames dropped.
+        let reader = try MediaReader(
+            path: file,
+            options: MediaReader.Options(
+                decodes: true, decoder: DecoderOptions(threadCount: threads), chunkSize: chunkSize))
+        var counts = Counts()
+        while let event = try reader.next() {
+            counts.count(event)
         }
-        pipeline.flush()
         let wall = seconds(start.duration(to: clock.now))
         let processor = ProcessorTime.now()
         try printJSONLine(
             Result(
-                file: file, threads: threads, videoFrames: pipeline.videoFrames, audioFrames: pipeline.audioFrames,
-                decodeErrors: pipeline.decodeErrors, streamSeconds: rounded(pipeline.streamSeconds, places: 3),
+                file: file, threads: threads, videoFrames: counts.videoFrames, audioFrames: counts.audioFrames,
+                decodeErrors: counts.decodeErrors, streamSeconds: rounded(counts.streamSeconds, places: 3),
                 userSeconds: rounded(processor.user), systemSeconds: rounded(processor.system),
                 cpuSeconds: rounded(processor.total), wallSeconds: rounded(wall)))
     }
 }
 
-/// Routes demuxed elements to one video and one audio decoder and counts what comes out; frames are dropped.
-private struct DecodePipeline {
-    let options: DecoderOptions
-    private var video: VideoDecoder?
-    private var audio: AudioDecoder?
+/// Counts what the reader found; frames are dropped.
+private struct Counts {
     private(set) var videoFrames = 0
     private(set) var audioFrames = 0
     private(set) var decodeErrors = 0
     private var firstMilliseconds: Int64?
     private var lastMilliseconds: Int64 = 0
 
-    init(options: DecoderOptions) {
-        self.options = options
-    }
-
     var streamSeconds: Double {
         guard let firstMilliseconds else { return 0 }
         return Double(lastMilliseconds - firstMilliseconds) / 1000
     }
 
-    mutating func handle(_ element: FLVElement) throws {
-        switch element {
-        case .videoConfiguration(let configuration):
-            if let video { count(video.flush()) }
-            video = try VideoDecoder(configuration: configuration, options: options)
-        case .audioConfiguration(let configuration):
-            if let audio { count(audio.flush()) }
-            audio = try AudioDecoder(configuration: configuration, options: options)
-        case .packet(let packet):
+    mutating func count(_ event: MediaEvent) {
+        switch event {
+        case .element(.packet(let packet)):
             let milliseconds = packet.dts.milliseconds
             if firstMilliseconds == nil { firstMilliseconds = milliseconds }
             lastMilliseconds = max(lastMilliseconds, milliseconds)
-            if packet.kind == .video {
-                if let video { count(video.decode(packet)) }
-            } else if let audio {
-                count(audio.decode(packet))
-            }
-        default:
+        case .element:
             break
+        case .videoFrame:
+            videoFrames += 1
+        case .audioFrame:
+            audioFrames += 1
+        case .decodeError:
+            decodeErrors += 1
         }
-    }
-
-    mutating func flush() {
-        if let video { count(video.flush()) }
-        if let audio { count(audio.flush()) }
-    }
-
-    private mutating func count(_ output: DecodeOutput<VideoFrame>) {
-        videoFrames += output.frames.count
-        decodeErrors += output.errors.count
-    }
-
-    private mutating func count(_ output: DecodeOutput<AudioFrame>) {
-        audioFrames += output.frames.count
-        decodeErrors += output.errors.count
     }
 }

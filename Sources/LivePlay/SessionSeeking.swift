@@ -1,0 +1,36 @@
+import LivePlayCore
+
+/// Media on demand: seeking, and the position from the start of the media.
+extension LiveSession {
+    /// The position in seconds: from the start of the media on demand, on the session's timeline live.
+    var progressPosition: Double {
+        guard playOut.onDemand else { return Double(playOut.engine.position?.milliseconds ?? 0) / 1000 }
+        return intake.mediaSeconds(at: playOut.engine.position)
+    }
+
+    /// Carries out a seek asked for through ``control``; returns how to read on when the source must be
+    /// read again: from its start (the target is before what has arrived), or from the keyframe a file's
+    /// index points to (far ahead or back).
+    func applySeek() -> LoopExit? {
+        guard let target = control.takeSeek() else { return nil }
+        guard playOut.onDemand || !everConnected else {
+            logger.debug("seek ignored: live stream")
+            return nil
+        }
+        playOut.restart()
+        reporter.restartProgress()
+        reporter.report(Reports.seekStarted(to: target))
+        switch intake.admission.seek(to: MediaTimestamp(milliseconds: target.milliseconds + intake.timelineOffset)) {
+        case .offset(let position)?: return readAgain(from: position)
+        case .start?: return readAgain(from: nil)
+        case nil: return nil
+        }
+    }
+
+    /// Forgets where reading had got to, for a new read from `offset` (`nil`: the start).
+    func readAgain(from offset: Int64?) -> LoopExit {
+        playOut.readAgain()
+        intake.readAgain()
+        return .readFrom(offset)
+    }
+}
