@@ -177,7 +177,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LivePlayTests",
-            dependencies: ["LivePlay", "LivePlayTesting"],
+            dependencies: ["LivePlay", "LivePlayTesting", "LivePlayFLV", "LivePlayDecode", "LivePlayTransport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -16,7 +16,7 @@ final class BrightnessSink: VideoSink {
     private var lastPrinted: MediaTimestamp?
 
     func present(_ frame: VideoFrame, timing: FrameTiming) {
-        if let lastPrinted, timing.pts - lastPrinted < .seconds(1) { return }
+        if let lastPrinted, timing.pts.milliseconds - lastPrinted.milliseconds < 1000 { return }
         lastPrinted = timing.pts
         // For 8-bit YUV the first width × height bytes are the luma plane.
         let bytes = frame.packedBytes()
@@ -37,7 +37,7 @@ final class LoudnessSink: AudioSink {
         count += audio.samples.count
         let start = windowStart ?? audio.pts
         windowStart = start
-        guard audio.pts - start >= .seconds(1), count > 0 else { return }
+        guard audio.pts.milliseconds - start.milliseconds >= 1000, count > 0 else { return }
         let decibels = 10 * log10(max(sum / Double(count), 1e-12))
         say(String(format: "%8.3f s  sound %d Hz × %d  %6.1f dBFS  rate %.2fx", Double(audio.pts.milliseconds) / 1000,
             audio.sampleRate, audio.channels, decibels, audio.rate))

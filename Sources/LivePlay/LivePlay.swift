@@ -1,27 +1,38 @@
-/// # LivePlay
-///
-/// The library front ends use: ``LivePlayer`` is the TXLivePlayer-shaped player (start, stop, pause, resume,
-/// the latency modes) reporting to a ``LivePlayListener`` off the play loop: every ``PlayEvent`` and a
-/// ``NetStatus`` a second. Underneath, ``LiveSession`` is the play loop: transport, demuxer, jitter buffer,
-/// decoders, and the ``Presenter`` that hands frames to ``VideoSink`` / ``AudioSink`` at their time (ready
-/// ones: ``Y4MSink``, ``PCMSink``, ``SnapshotSink``). ``MediaReader`` demuxes and decodes a local FLV file;
-/// ``StreamDescription`` summarises a stream. The lower modules are re-exported, so `import LivePlay` is all
-/// a front end needs.
-///
-/// ## Threads
-///
-/// What one playback runs on (counted with `ls /proc/PID/task` on a playing `liveplay`: 6 threads on
-/// HTTP-FLV, 6 on RTMP, the main thread included):
-///
-/// | thread or executor | started by | what runs on it | how it ends |
-/// |---|---|---|---|
-/// | `liveplay-play` (``PlaybackThread``, a `TaskExecutor`) | ``LiveSession/run(onEvent:onStatus:)`` | the play loop, the supervisor's task, demuxing, decoding, the sinks, the session's timers | the session's `run` returns |
-/// | SwiftNIO's singleton event loops, `NIO-SGLTN-*` (one per core) | the first HTTP-FLV connection in the process | HTTP-FLV sockets and TLS (AsyncHTTPClient) | shared by the process; never |
-/// | `liveplay-rtmp` | each RTMP connection | librtmp's blocking connect and reads | the connection closes |
-/// | `liveplay-watch` | each RTMP connection | its deadlines and goodput watchdog, which shut the socket down | the connection closes |
-/// | libdispatch workers (`…qos.overcommit`) | ``LivePlayer``'s serial delivery queue | listener callbacks, one at a time | idle for 5 s |
-@_exported public import LivePlayCore
-@_exported public import LivePlayFLV
-@_exported public import LivePlayDecode
-@_exported public import LivePlayTransport
-@_exported public import LivePlayBuffering
+// # LivePlay
+//
+// The library front ends use. ``LivePlayer`` is the TXLivePlayer-shaped player (start, stop, pause, resume,
+// the latency modes) reporting to a ``LivePlayListener`` off the play loop: every ``PlayEvent`` and a
+// ``NetStatus`` a second. ``MediaReader`` demuxes and decodes a local FLV file; ``PacketPlayback`` plays
+// packets a caller made itself (the latency simulator runs on it); ``StreamDescription`` summarises a stream.
+// `Vocabulary.swift` names the lower modules' types a front end uses, so `import LivePlay` is all it needs.
+//
+// ## The stages
+//
+// ``LiveSession`` is the play loop. Each turn it moves values from one stage to the next:
+//
+// | stage | job | file |
+// |---|---|---|
+// | ``ConnectionSupervisor`` (LivePlayTransport) | connections, reconnects, FLV framing, goodput; one ordered sequence of events | `ConnectionSupervisor.swift` |
+// | ``MediaIntake`` | one timeline across connections, which packets are played (resumes, seeks), codec configurations, wall-clock stamps | `MediaIntake.swift` |
+// | ``PlayOut`` | jitter buffer and latency controller (``PlaybackEngine``), ``DecodeStage``, ``Presenter`` to the sinks; playing out the end | `PlayOut.swift` |
+// | ``SessionReporter`` | events, startup milestones, statistics, the net status, the summary; the words are ``Reports``' | `SessionReporter.swift`, `SessionReports.swift` |
+//
+// ## Threads
+//
+// What one playback runs on (counted with `ls /proc/PID/task` on a playing `liveplay`: 6 threads on
+// HTTP-FLV, 6 on RTMP, the main thread included):
+//
+// | thread or executor | started by | what runs on it | how it ends |
+// |---|---|---|---|
+// | `liveplay-play` (``PlaybackThread``, a `TaskExecutor`) | ``LiveSession/run(onEvent:onStatus:)`` | the play loop, the supervisor's task, demuxing, decoding, the sinks, the session's timers | the session's `run` returns |
+// | SwiftNIO's singleton event loops, `NIO-SGLTN-*` (one per core) | the first HTTP-FLV connection in the process | HTTP-FLV sockets and TLS (AsyncHTTPClient) | shared by the process; never |
+// | `liveplay-rtmp` | each RTMP connection | librtmp's blocking connect and reads | the connection closes |
+// | `liveplay-watch` | each RTMP connection | its handshake deadline and goodput watchdog, which shut the socket down | the connection closes |
+// | a resolver helper (unnamed) | a connection to a host name, not an address | one `getaddrinfo`, which cannot be interrupted | the lookup returns (abandoned after its timeout) |
+// | a writer per file sink (`liveplay-y4m`, `liveplay-pcm`, …) | ``Y4MSink``, ``PCMSink``, ``SnapshotSink`` | writing to the file or pipe | the sink finishes |
+// | libdispatch workers (`…qos.overcommit`) | ``LivePlayer``'s serial delivery queue | listener callbacks, one at a time | idle for 5 s |
+//
+// Between them: `TransportHandoff` (supervisor → play loop, bounded, so the transport keeps its
+// backpressure), `ByteHandoff` (the librtmp thread → the supervisor), a writer queue per sink, and the
+// listener queue. Locks guard state shared with other threads (``PlaybackControl``, the RTMP connection's
+// control); every `@unchecked Sendable` type says why on the line above it.

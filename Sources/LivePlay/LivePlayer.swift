@@ -1,4 +1,8 @@
 import Foundation
+public import LivePlayBuffering
+import LivePlayCore
+public import LivePlayDecode
+import LivePlayTransport
 public import Logging
 
 /// What a ``LivePlayer`` tells its listener: the events (`onPlayEvent`) and the once-per-second status
@@ -37,6 +41,8 @@ public enum PlayerUpdate: Sendable {
 /// For Swift concurrency, ``run(url:)`` plays in the calling task (cancel it to stop) and ``updates()``
 /// streams what the listener gets. `startPlay` is `run` on a task the player owns: the one task it keeps,
 /// ended by `stopPlay`.
+///
+/// `@unchecked Sendable`: every mutable field is read and written under `lock`.
 public final class LivePlayer: @unchecked Sendable {
     /// The URL types of TXLivePlayer's `startPlay(url, type)` that liveplay plays.
     public enum URLType: Sendable, Hashable {
@@ -273,6 +279,9 @@ public final class LivePlayer: @unchecked Sendable {
 /// a listener. Deliveries run one at a time on a serial dispatch queue (no thread of its own: hundreds of
 /// players share the system's pool). When the queue is full, net status is dropped first, then the oldest
 /// events, and the count is reported in a `LIVEPLAY_EVT_LISTENER_OVERFLOW` event once the listener catches up.
+///
+/// `@unchecked Sendable`: the queue and its counters are read and written under `lock`; callbacks run on one serial
+/// queue.
 final class UpdateDelivery: @unchecked Sendable {
     static let capacity = 512
 

@@ -1,6 +1,6 @@
 import Foundation
 import LivePlayBuffering
-import LivePlayCore
+public import LivePlayCore
 import LivePlayDecode
 import LivePlayFLV
 public import LivePlayTransport

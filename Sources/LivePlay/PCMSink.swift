@@ -16,6 +16,8 @@ import LivePlayCore
 /// - Not a real-time device: ``unplayedDuration`` is `nil`, so the player's clock stays the master.
 /// - Writing happens on the sink's own thread behind a ``WriteQueueLimits`` queue (``WriteQueueLimits/audio``
 ///   by default); when it is full the newest block is dropped and counted in ``droppedBlocks``.
+///
+/// `@unchecked Sendable`: its mutable state is the writer's queue, which ``SinkWriter`` locks.
 public final class PCMSink: AudioSink, @unchecked Sendable {
     /// The file format around the samples.
     public enum Container: String, Sendable, Hashable, CaseIterable {

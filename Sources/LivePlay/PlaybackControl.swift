@@ -4,6 +4,8 @@ public import LivePlayDecode
 
 /// Changes a playing session from any task or thread; the play loop applies the change on its next turn
 /// (within one tick) and reports it as `LIVEPLAY_EVT_LATENCY_CHANGED` (9004).
+///
+/// `@unchecked Sendable`: every pending request and setting is read and written under `lock`.
 public final class PlaybackControl: @unchecked Sendable {
     private let lock = NSLock()
     private var pendingLatency: LatencyParameters?

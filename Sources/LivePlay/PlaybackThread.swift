@@ -10,6 +10,9 @@ import Foundation
 /// then and keeps the extra thread. One thread per playback keeps the player's thread count, and what each
 /// thread holds in memory, the same from a session's first second to its last. (Across sessions, each new
 /// thread may get its own glibc malloc arena: a process that starts many sessions settles at a higher RSS.)
+///
+/// `@unchecked Sendable`: jobs and timers are read and written under `condition`; the thread is the only one that runs
+/// them.
 final class PlaybackThread: TaskExecutor, @unchecked Sendable {
     private struct Timer {
         var id: UInt64

@@ -95,6 +95,9 @@ protocol QueuedOutput: AnyObject, SendableMetatype {
 /// The thread blocks `SIGPIPE` for itself: a write to a pipe whose reader left then fails with `EPIPE`,
 /// which becomes the sink's ``LivePlayError/Code/outputClosed`` error, instead of the signal killing
 /// the process (`SIGPIPE` from a write is sent to the writing thread, so the mask is enough).
+///
+/// `@unchecked Sendable`: the queue and its flags are read and written under `condition`; the output is touched only by
+/// the writer thread.
 final class SinkWriter<Output: QueuedOutput>: @unchecked Sendable {
     enum Submission: Equatable {
         case accepted

@@ -70,6 +70,9 @@ extension RGBPicture {
 /// Converting, encoding and writing happen on the sink's own thread behind a ``WriteQueueLimits`` queue
 /// (``WriteQueueLimits/snapshots`` by default); when it is full the newest snapshot is dropped and counted
 /// in ``droppedFrames``. ``present(_:timing:)`` itself only keeps a reference to the picture.
+///
+/// `@unchecked Sendable`: the rendering settings and the latest picture are read and written under `lock`; the writer
+/// locks its queue.
 public final class SnapshotSink: VideoSink, @unchecked Sendable {
     /// How a picture is drawn into a snapshot.
     public struct Rendering: Sendable, Hashable {

@@ -2,6 +2,8 @@ import Foundation
 
 /// A bounded queue between the transport task and the play loop: the sender waits when it is full (bytes
 /// keep their backpressure, nothing is dropped), and the play loop waits for an item *or* its next tick.
+///
+/// `@unchecked Sendable`: items, waiting senders and the doorbell are read and written under `lock`.
 final class TransportHandoff<Element: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private let capacity: Int

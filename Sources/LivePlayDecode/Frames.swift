@@ -5,6 +5,8 @@ public import LivePlayCore
 ///
 /// The `AVFrame` is a new reference to the decoder's refcounted buffers, which libavcodec never
 /// writes again once the frame is out, so sharing it across threads is safe.
+///
+/// `@unchecked Sendable`: an immutable pointer to buffers libavcodec never writes again (above).
 final class FrameBuffer: @unchecked Sendable {
     let frame: UnsafeMutablePointer<AVFrame>
 

@@ -1,6 +1,8 @@
 import Foundation
 
 /// A value behind a lock, for the little state shared between event loops and callers.
+///
+/// `@unchecked Sendable`: the value is read and written only under `lock`.
 final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value

@@ -81,6 +81,8 @@ public enum ExternalTool {
 }
 
 /// Reads a pipe to its end on a thread of its own, so a test can bound how long it waits for the writer.
+///
+/// `@unchecked Sendable`: the collected output is written under `lock` and read after `done` is signalled.
 public final class PipeReader: @unchecked Sendable {
     private let lock = NSLock()
     private var data = Data()

@@ -2,6 +2,8 @@ import Foundation
 
 /// The ffmpeg CLI publishing a file to an RTMP URL in real time, looped:
 /// `ffmpeg -re -stream_loop -1 -i FILE -c copy -f flv URL`. Stopped by ``stop()`` or when released.
+///
+/// `@unchecked Sendable`: its one mutable flag is read and written under `lock`; `Process` is only started and stopped.
 public final class FFmpegPublisher: @unchecked Sendable {
     public let url: String
     private let process: Process

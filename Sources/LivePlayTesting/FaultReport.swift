@@ -96,6 +96,8 @@ public struct FaultReport: Sendable {
 
 /// Samples this process's resident memory (`VmRSS` in `/proc/self/status`) on a thread of its own and
 /// keeps the peak, so a test can bound the memory a case used while it ran.
+///
+/// `@unchecked Sendable`: every mutable field is read and written under `condition`.
 public final class RSSSampler: @unchecked Sendable {
     private let condition = NSCondition()
     private var peak = 0

@@ -5,6 +5,8 @@ public import LivePlayFLV
 ///
 /// Plain POSIX sockets on its own threads; it stops itself after `lifetime`, so a test that forgets it
 /// cannot leave it running.
+///
+/// `@unchecked Sendable`: every mutable field is read and written under `condition`.
 public final class MisbehavingServer: @unchecked Sendable {
     public enum Behavior: Sendable {
         /// Accepts the connection and never sends a byte.
@@ -133,6 +135,8 @@ public final class MisbehavingServer: @unchecked Sendable {
     }
 
     /// One accepted connection.
+    ///
+    /// `@unchecked Sendable`: a descriptor and its server, both immutable; the server locks what it changes.
     public final class Peer: @unchecked Sendable {
         public let descriptor: Int32
         private let server: MisbehavingServer

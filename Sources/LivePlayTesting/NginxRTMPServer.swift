@@ -8,6 +8,8 @@ import Foundation
 ///
 /// nginx-rtmp, not a Swift stand-in, so tests see what a real server sends (its chunk size 4096, its
 /// StreamBegin and onStatus sequence, its end-of-stream messages).
+///
+/// `@unchecked Sendable`: its one mutable flag is read and written under `lock`; the rest is immutable.
 public final class NginxRTMPServer: @unchecked Sendable {
     public let port: UInt16
     /// The temporary directory with `nginx.conf`, `error.log` and `nginx.pid`.

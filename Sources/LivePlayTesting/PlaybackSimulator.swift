@@ -1,4 +1,4 @@
-import LivePlay
+public import LivePlay
 public import LivePlayBuffering
 public import LivePlayCore
 

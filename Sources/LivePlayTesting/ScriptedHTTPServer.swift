@@ -3,6 +3,8 @@ import Foundation
 /// A loopback HTTP server whose every answer is scripted by the test: a status, headers, a body
 /// written at a chosen pace, then close — for HTTP errors, redirects, finished files, live bodies
 /// that end, and trickles. Serves each connection on its own thread; stops in ``stop()``/deinit.
+///
+/// `@unchecked Sendable`: what it records and its stop flag are read and written under `lock`.
 public final class ScriptedHTTPServer: @unchecked Sendable {
     /// What to send on one connection, given the request path.
     public struct Response: Sendable {

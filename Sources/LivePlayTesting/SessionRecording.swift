@@ -87,6 +87,7 @@ public struct EventProbe: Sendable {
     public func stop() { box.signalStop() }
 }
 
+/// `@unchecked Sendable`: every mutable field is read and written under `lock`.
 fileprivate final class EventBox: @unchecked Sendable {
     private let lock = NSLock()
     private var storage: [PlayEvent] = []
@@ -100,6 +101,8 @@ fileprivate final class EventBox: @unchecked Sendable {
 
 /// A video and audio sink that records when each frame and block was handed over, for tests of pacing
 /// and A/V sync; thread-safe, so a test reads it while the session plays.
+///
+/// `@unchecked Sendable`: every mutable field is read and written under `lock`.
 public final class RecordingSink: VideoSink, AudioSink, @unchecked Sendable {
     /// A picture as presented: its timing, size, and when it was handed over.
     public struct Picture: Sendable {

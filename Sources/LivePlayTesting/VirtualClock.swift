@@ -4,6 +4,8 @@ public import LivePlay
 /// A clock for driving a whole ``LiveSession`` in virtual time: when the play loop sleeps between ticks,
 /// time jumps forward at once, and sources waiting for a virtual instant (``wait(until:)``) are woken as
 /// time passes them. A session of minutes runs in a moment, with the same figures every run.
+///
+/// `@unchecked Sendable`: time, waiters and participants are read and written under `lock`.
 public final class VirtualClock: Clock, @unchecked Sendable {
     public struct Instant: InstantProtocol, Sendable {
         public var offset: Duration

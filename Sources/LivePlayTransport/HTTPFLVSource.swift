@@ -349,6 +349,8 @@ private enum ReadResult: Sendable {
 
 /// Carries the body iterator into the reading child task. Only one task touches it at a time: the
 /// child while the group runs, the connection after the group (which awaits all children) returns.
+///
+/// `@unchecked Sendable`: one task at a time touches the iterator (above).
 private final class IteratorBox: @unchecked Sendable {
     var iterator: HTTPClientResponse.Body.AsyncIterator
 

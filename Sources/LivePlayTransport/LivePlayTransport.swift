@@ -1,10 +1,9 @@
-/// # LivePlayTransport
-///
-/// Byte sources that end in an FLV byte stream, behind one pull-based ``ByteSource`` / ``ByteConnection``
-/// abstraction: ``HTTPFLVSource`` on AsyncHTTPClient, ``RTMPSource`` through librtmp on a dedicated thread
-/// with every wait bounded and every message checked in Swift, and ``FileSource`` for local files.
-///
-/// The ``ConnectionSupervisor`` is what a player uses: it makes the source a URL names (and owns the HTTP
-/// client's lifetime), connects, reconnects as the ``ReconnectPolicy`` says, and hands over one ordered
-/// sequence of ``SupervisorEvent``s.
-public enum LivePlayTransport {}
+// # LivePlayTransport
+//
+// Byte sources that end in an FLV byte stream, behind one pull-based ``ByteSource`` / ``ByteConnection``
+// abstraction: ``HTTPFLVSource`` on AsyncHTTPClient, ``RTMPSource`` through librtmp on a dedicated thread
+// with every wait bounded and every message checked in Swift, and ``FileSource`` for local files.
+//
+// The ``ConnectionSupervisor`` is what a player uses: it makes the source a URL names (and owns the HTTP
+// client's lifetime), connects, reconnects as the ``ReconnectPolicy`` says, and hands over one ordered
+// sequence of ``SupervisorEvent``s.

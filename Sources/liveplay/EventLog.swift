@@ -5,6 +5,8 @@ import LivePlay
 /// readable lines and a live status line for a person. Thread-safe: the player's delivery thread, the
 /// frame tracer on the play loop and the command all write here. Every line is flushed as it is written,
 /// so `liveplay URL | tool` sees events as they happen.
+///
+/// `@unchecked Sendable`: every mutable field is read and written under `lock`.
 final class EventLog: LivePlayListener, @unchecked Sendable {
     /// The version of the JSON lines' schema (`"v"`); fields are only ever added within a version.
     static let schemaVersion = 1

@@ -211,6 +211,8 @@ enum Standard {
 }
 
 /// The error event that ended a live inspection, for its message.
+///
+/// `@unchecked Sendable`: its one field is read and written under `lock`.
 private final class LockedFailure: @unchecked Sendable {
     private let lock = NSLock()
     private var event: PlayEvent?

@@ -292,6 +292,8 @@ enum StopReason: Sendable {
 }
 
 /// The first reason to stop, from whoever sees it (a signal, the frame count).
+///
+/// `@unchecked Sendable`: the reason and the waiter are read and written under `lock`.
 final class StopSignal: @unchecked Sendable {
     private let lock = NSLock()
     private var fired: StopReason?
@@ -349,6 +351,8 @@ final class SignalWatch {
 }
 
 /// Counts presented pictures for `--frames`, and traces them for `--trace-frames`.
+///
+/// `@unchecked Sendable`: `present` runs only on the play loop's thread, the one place `count` changes.
 final class PresentedFrames: VideoSink, @unchecked Sendable {
     private let limit: Int?
     private let log: EventLog?

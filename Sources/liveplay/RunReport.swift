@@ -4,6 +4,8 @@ import LivePlay
 /// What a person needs to know of a run, apart from the log: whether media ever played (the exit rule),
 /// and, on stderr as one plain sentence each, why a first connection failed (at once, while retries go on)
 /// and why the run ended badly. Forwards every update to the log unchanged.
+///
+/// `@unchecked Sendable`: every mutable field is read and written under `lock`.
 final class RunReport: LivePlayListener, @unchecked Sendable {
     private let log: EventLog
     private let target: String

@@ -1,4 +1,5 @@
 import LivePlay
+import LivePlayDecode
 import LivePlayTesting
 import Testing
 

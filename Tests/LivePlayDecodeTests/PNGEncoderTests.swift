@@ -1,5 +1,6 @@
 import Foundation
 import LivePlay
+import LivePlayDecode
 import LivePlayTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import LivePlay
+import LivePlayFLV
 import LivePlayTesting
 import Logging
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 @testable import LivePlay
+import LivePlayTransport
 import LivePlayTesting
 import Logging
 import Testing

@@ -12,6 +12,8 @@ enum ConnectionEnd: Sendable, Hashable {
 /// The producer blocks while the queue is full, so a slow consumer slows the reading (and, through TCP,
 /// the server) instead of bytes being dropped or piling up (STYLE.md rule 8). Consecutive byte chunks, and
 /// consecutive tags, are coalesced while they wait.
+///
+/// `@unchecked Sendable`: items, the end and the waiter are read and written under `condition`.
 final class ByteHandoff: @unchecked Sendable {
     enum Item: Sendable {
         case event(TransportEvent)

@@ -127,6 +127,8 @@ final class RTMPConnection: ByteConnection, Sendable {
 /// The socket registered here is a `dup` of the one librtmp uses: librtmp closes its descriptor itself on
 /// errors, and shutting down a descriptor number that was closed and reused would hit someone else's
 /// file. The duplicate is closed only by ``closeSocket()``, under the same lock as the shutdown.
+///
+/// `@unchecked Sendable`: every mutable field is read and written under `condition`.
 final class RTMPConnectionControl: @unchecked Sendable {
     private let condition = NSCondition()
     // Guarded by `condition`:

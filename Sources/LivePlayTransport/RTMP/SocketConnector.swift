@@ -218,6 +218,8 @@ enum SocketConnector {
 }
 
 /// The answer of an abandoned-on-timeout resolution, handed from the helper thread.
+///
+/// `@unchecked Sendable`: the result is written and read under `condition`.
 private final class ResolutionBox: @unchecked Sendable {
     private let condition = NSCondition()
     private var result: Result<[SocketAddress], TransportError>?
@@ -241,6 +243,8 @@ private final class ResolutionBox: @unchecked Sendable {
 }
 
 /// The first answer of a resolution, awaited without blocking a thread.
+///
+/// `@unchecked Sendable`: the result and the waiter are read and written under `lock`.
 private final class AsyncResolution: @unchecked Sendable {
     private let lock = NSLock()
     private var result: Result<[SocketAddress], TransportError>?

@@ -1,0 +1,54 @@
+public import LivePlayBuffering
+public import LivePlayCore
+public import LivePlayDecode
+public import LivePlayFLV
+public import LivePlayTransport
+
+// The types of the lower modules a front end names, so that `import LivePlay` is all it needs: the stream's
+// vocabulary, what the demuxer and decoders hand out, the transport's options and events, the latency
+// parameters. Named one by one rather than re-exporting the modules whole, so LivePlay's public surface is
+// what is listed here and in its own files, and a front end's imports show the layering (STYLE.md).
+
+// Media and codecs (LivePlayCore).
+public typealias MediaTimestamp = LivePlayCore.MediaTimestamp
+public typealias MediaKind = LivePlayCore.MediaKind
+public typealias EncodedPacket = LivePlayCore.EncodedPacket
+public typealias VideoCodec = LivePlayCore.VideoCodec
+public typealias AudioCodec = LivePlayCore.AudioCodec
+public typealias VideoCodecConfiguration = LivePlayCore.VideoCodecConfiguration
+public typealias AudioCodecConfiguration = LivePlayCore.AudioCodecConfiguration
+public typealias StreamAddress = LivePlayCore.StreamAddress
+public typealias Redaction = LivePlayCore.Redaction
+
+// What the FLV demuxer finds (LivePlayFLV).
+public typealias FLVDemuxer = LivePlayFLV.FLVDemuxer
+public typealias FLVElement = LivePlayFLV.FLVElement
+public typealias FLVFileHeader = LivePlayFLV.FLVFileHeader
+public typealias FLVMetadata = LivePlayFLV.FLVMetadata
+public typealias FLVDataMessage = LivePlayFLV.FLVDataMessage
+public typealias FLVError = LivePlayFLV.FLVError
+public typealias AMF0Value = LivePlayFLV.AMF0Value
+
+// Decoders and frames (LivePlayDecode).
+public typealias VideoFrame = LivePlayDecode.VideoFrame
+public typealias AudioFrame = LivePlayDecode.AudioFrame
+public typealias PictureSize = LivePlayDecode.PictureSize
+public typealias DecoderOptions = LivePlayDecode.DecoderOptions
+public typealias DecodeError = LivePlayDecode.DecodeError
+public typealias CodecLog = LivePlayDecode.CodecLog
+
+// Transports (LivePlayTransport): options, and the seam for a transport of the caller's own.
+public typealias StreamURL = LivePlayTransport.StreamURL
+public typealias TransportOptions = LivePlayTransport.TransportOptions
+public typealias HTTPHeaderField = LivePlayTransport.HTTPHeaderField
+public typealias ByteSource = LivePlayTransport.ByteSource
+public typealias ByteConnection = LivePlayTransport.ByteConnection
+public typealias TransportEvent = LivePlayTransport.TransportEvent
+public typealias TransportError = LivePlayTransport.TransportError
+
+// Latency modes and the engine's figures (LivePlayBuffering).
+public typealias LatencyMode = LivePlayBuffering.LatencyMode
+public typealias LatencyParameters = LivePlayBuffering.LatencyParameters
+public typealias JitterBuffer = LivePlayBuffering.JitterBuffer
+public typealias PlaybackEngine = LivePlayBuffering.PlaybackEngine
+public typealias PlaybackStatistics = LivePlayBuffering.PlaybackStatistics
