@@ -175,7 +175,7 @@ final class SessionReporter {
         case .streamBegin:
             reached(\.streamBegan)
             report(Reports.streamBegan)
-        case .onDemand, .bytes, .tags:
+        case .onDemand, .bytes, .tags, .serverStatus:
             break
         }
     }

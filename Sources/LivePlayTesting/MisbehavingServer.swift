@@ -29,6 +29,7 @@ public final class MisbehavingServer: @unchecked Sendable {
     private let condition = NSCondition()
     private var stopped = false
     private var peers: [Int32] = []
+    private var acceptedCount = 0
     private var filler: Int32 = -1
 
     public init(_ behavior: Behavior, lifetime: Duration = .seconds(30)) throws {
@@ -63,6 +64,9 @@ public final class MisbehavingServer: @unchecked Sendable {
         stop()
     }
 
+    /// How many connections the server has accepted so far.
+    public var accepted: Int { condition.withLock { acceptedCount } }
+
     /// Closes the listener and every accepted connection.
     public func stop() {
         condition.lock()
@@ -91,6 +95,7 @@ public final class MisbehavingServer: @unchecked Sendable {
             let registered = condition.withLock {
                 if stopped { return false }
                 peers.append(client)
+                acceptedCount += 1
                 return true
             }
             guard registered else {

@@ -13,6 +13,9 @@ public enum TransportEvent: Sendable, Hashable {
     case handshakeDone
     /// The server started the stream (RTMP `NetStream.Play.Start` or StreamBegin).
     case streamBegin
+    /// What the server said of the stream, for diagnostics: an RTMP `onStatus` code, or `StreamEOF` for the
+    /// user control event that ends a stream (nginx-rtmp's only word when the publisher leaves).
+    case serverStatus(String)
     /// The source is finite media on demand, not a live stream: a local file, or an HTTP response with a
     /// `Content-Length` of `length` bytes. Reported once, before the first bytes.
     case onDemand(length: Int64)

@@ -41,6 +41,8 @@ struct RTMPSourceTests {
                     kinds.append("handshakeDone")
                 case .onDemand:
                     kinds.append("onDemand")
+                case .serverStatus:
+                    break
                 case .bytes(let bytes):
                     if kinds.last != "bytes" { kinds.append("bytes") }
                     demuxer.append(bytes)
@@ -87,10 +89,14 @@ struct RTMPSourceTests {
         try await waitForMedia(connection)
         publisher.kill()
         let outcome = try await RTMPTest.drain(connection, within: .seconds(10))
-        print("RTMP nginx: onStatus codes after the publisher died: \(connection.receivedStatusCodes)")
+        let statuses = outcome.events.compactMap { event -> String? in
+            if case .serverStatus(let code) = event { return code }
+            return nil
+        }
+        print("RTMP nginx: what the server said after the publisher died: \(statuses)")
         #expect(outcome.error == nil, "ended with \(String(describing: outcome.error))")
         // nginx-rtmp's default (publish_notify off): StreamEOF alone, no UnpublishNotify.
-        #expect(connection.receivedStatusCodes.last == "StreamEOF")
+        #expect(statuses.last == "StreamEOF")
     }
 
     @Test("nginx-rtmp: the server killed mid-stream is serverClosed, not an end by design")
@@ -304,13 +310,15 @@ struct RTMPSourceTests {
         let connection = RTMPTest.connection("rtmp://127.0.0.1:\(server.port)/live/x", options: RTMPTest.options())
         let outcome = try await RTMPTest.drain(connection, within: .seconds(10))
         #expect(outcome.error == nil, "ended with \(String(describing: outcome.error))")
-        #expect(outcome.events.count >= 5)
+        #expect(outcome.events.count >= 7)
+        // What the server said comes in order with the rest: Play.Start begins the stream, Play.Stop ends it.
         #expect(
-            Array(outcome.events.prefix(4)) == [
+            Array(outcome.events.prefix(5)) == [
                 .resolved(addresses: ["127.0.0.1:\(server.port)"]), .connected(serverAddress: "127.0.0.1:\(server.port)"),
-                .handshakeDone, .streamBegin,
+                .handshakeDone, .serverStatus("NetStream.Play.Start"), .streamBegin,
             ])
-        if case .tags(let tags)? = outcome.events.dropFirst(4).first {
+        #expect(outcome.events.last == .serverStatus("NetStream.Play.Stop"))
+        if case .tags(let tags)? = outcome.events.dropFirst(5).first {
             #expect(tags.first?.type == 8 && tags.first?.timestamp == 0, "\(tags)")
         } else {
             Issue.record("no tags after streamBegin: \(outcome.events)")
@@ -405,7 +413,7 @@ struct RTMPSourceTests {
                 return (events, error)
             }
         }
-        let connected = LoopbackPort.wait(timeout: .seconds(5)) { connection.hasStarted }
+        let connected = LoopbackPort.wait(timeout: .seconds(5)) { server.accepted > 0 }
         #expect(connected)
         let start = ContinuousClock.now
         task.cancel()

@@ -248,7 +248,7 @@ final class RTMPSession {
                     // Stream EOF: "playback of data is over … no more data is sent without issuing
                     // additional commands" (§7.1.7). nginx-rtmp sends only this to players when the
                     // publisher leaves (UnpublishNotify needs `publish_notify on`), then idles.
-                    control.recordStatus("StreamEOF")
+                    try emit(.serverStatus("StreamEOF"))
                     return .finished
                 default:
                     break
@@ -283,7 +283,7 @@ final class RTMPSession {
         switch name {
         case "onStatus":
             logger.debug("onStatus \(detail)")
-            control.recordStatus(code)
+            try emit(.serverStatus(code))
             switch code {
             case "NetStream.Play.Start", "NetStream.Play.PublishNotify":
                 try beginStream(because: code)

@@ -109,12 +109,6 @@ final class RTMPConnection: ByteConnection, Sendable {
         await control.waitForWorkerExit()
     }
 
-    /// The `onStatus` codes the server sent so far, in order (diagnostics, tests).
-    var receivedStatusCodes: [String] { control.receivedStatusCodes }
-
-    /// Whether the first ``next()`` started the connection's thread.
-    var hasStarted: Bool { control.hasStarted }
-
     private func stop(_ reason: TransportError) {
         control.requestStop(reason)
         handoff.close(reporting: .failed(control.stopReason ?? reason))
@@ -139,7 +133,6 @@ final class RTMPConnectionControl: @unchecked Sendable {
     private var exitWaiters: [CheckedContinuation<Void, Never>] = []
     private var isWatchdogStopped = false
     private var policy: RTMPWatchdogPolicy?
-    private var statusCodes: [String] = []
     /// Becomes readable when a stop is requested (wakes `poll` while connecting).
     let wakeDescriptors: (read: Int32, write: Int32)
 
@@ -168,10 +161,6 @@ final class RTMPConnectionControl: @unchecked Sendable {
             isStarted = true
             return true
         }
-    }
-
-    var hasStarted: Bool {
-        condition.withLock { isStarted }
     }
 
     var stopReason: TransportError? {
@@ -226,16 +215,6 @@ final class RTMPConnectionControl: @unchecked Sendable {
             policy = current
             condition.broadcast()
         }
-    }
-
-    /// Records an `onStatus` code the server sent (for diagnostics and tests).
-    func recordStatus(_ code: String) {
-        condition.withLock { statusCodes.append(code) }
-    }
-
-    /// The `onStatus` codes the server sent so far, in order.
-    var receivedStatusCodes: [String] {
-        condition.withLock { statusCodes }
     }
 
     /// Sets the policy the watchdog applies, before its thread starts (so no update is lost).
