@@ -88,7 +88,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "liveplay-simulate",
-            dependencies: ["LivePlayTesting"],
+            dependencies: ["LivePlayTesting", "LivePlay"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -65,6 +65,7 @@ public final class LivePlayer: @unchecked Sendable {
     private let logger: Logger
     private var videoSink: (any VideoSink)?
     private var audioSink: (any AudioSink)?
+    private let arrivalTap: (any ArrivalTap)?
     /// What a front end set while playing or before, kept for the next playback too.
     private var volume = 100
     private var muted = false
@@ -76,13 +77,16 @@ public final class LivePlayer: @unchecked Sendable {
     ///   - videoSink, audioSink: where decoded pictures and sound go (none: monitoring only). They are called
     ///     on the play loop (the session's own thread, `liveplay-play`) and must return quickly; they are used
     ///     by one playback at a time.
+    ///   - arrivalTap: receives every read of the transport as the play loop takes it (``ArrivalTraceFile``
+    ///     records an arrival trace); on the play loop too.
     public init(
         configuration: LivePlayConfiguration = LivePlayConfiguration(), videoSink: (any VideoSink)? = nil,
-        audioSink: (any AudioSink)? = nil, logger: Logger = Logger(label: "liveplay")
+        audioSink: (any AudioSink)? = nil, arrivalTap: (any ArrivalTap)? = nil, logger: Logger = Logger(label: "liveplay")
     ) {
         storedConfiguration = configuration
         self.videoSink = videoSink
         self.audioSink = audioSink
+        self.arrivalTap = arrivalTap
         self.logger = logger
     }
 
@@ -247,7 +251,7 @@ public final class LivePlayer: @unchecked Sendable {
         let delivery = UpdateDelivery { [weak self] update in self?.deliver(update) }
         let session = LiveSession(
             url: url, configuration: configuration, clock: ContinuousClock(), logger: logger, videoSink: videoSink,
-            audioSink: audioSink, control: control)
+            audioSink: audioSink, control: control, arrivalTap: arrivalTap)
         let outcome = await session.run(
             onEvent: { delivery.post(.event($0)) }, onStatus: { delivery.post(.netStatus($0)) })
         delivery.finish()

@@ -40,6 +40,9 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     private(set) var everConnected = false
     /// The server began the stream (RTMP) or sent its first bytes (HTTP) on this connection.
     private var streaming = false
+    private let arrivalTap: (any ArrivalTap)?
+    /// The packets of the read being taken that went to the jitter buffer, for ``arrivalTap``.
+    private var readPackets: [ArrivalRead.Packet] = []
 
     /// - Parameters:
     ///   - videoSink: receives each decoded picture at its presentation time.
@@ -50,11 +53,12 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     ///     (by its scheme: HTTP-FLV, RTMP or a file); `url` then only names the stream in logs.
     ///   - wallClock: milliseconds since 1970, for end-to-end latency against the server's wall-clock stamps;
     ///     the system's by default (a test passes a virtual one, as it passes `clock`).
+    ///   - arrivalTap: receives every read as the play loop takes it (an arrival trace, docs/arrival-trace.md).
     public init(
         url: String, configuration: LivePlayConfiguration, clock: C, logger: Logger,
         videoSink: (any VideoSink)? = nil, audioSink: (any AudioSink)? = nil, control: PlaybackControl = PlaybackControl(),
         source: (any ByteSource)? = nil,
-        wallClock: (@Sendable () -> Double)? = nil
+        wallClock: (@Sendable () -> Double)? = nil, arrivalTap: (any ArrivalTap)? = nil
     ) {
         self.url = url
         self.configuration = configuration
@@ -63,6 +67,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         self.wallClock = wallClock ?? { Date().timeIntervalSince1970 * 1000 }
         self.logger = logger
         self.source = source
+        self.arrivalTap = arrivalTap
         reporter = SessionReporter(time: SessionTime(clock))
         intake = MediaIntake(
             enableMessage: configuration.enableMessage, enableMetaData: configuration.enableMetaData, logger: logger)
@@ -219,7 +224,12 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             reporter.count { $0.received(bytes: byteCount) }
             reporter.reached(\.firstByte)
             streaming = true
+            let takenAt = elapsed
             elements.forEach(take)
+            if let arrivalTap {
+                arrivalTap.arrived(ArrivalRead(milliseconds: takenAt.milliseconds, bytes: byteCount, packets: readPackets))
+                readPackets.removeAll(keepingCapacity: true)
+            }
         case .slowLink(let goodput):
             reporter.report(Reports.slowLink(receiving: goodput))
         case .unplayable(let message):
@@ -258,6 +268,9 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             switch step {
             case .report(let report): reporter.report(report)
             case .mediaArrived: mediaLostAt = nil
+            case .play(let packet) where arrivalTap != nil:
+                readPackets.append(ArrivalRead.Packet(packet))
+                playOut.take(step)
             default: playOut.take(step)
             }
         }

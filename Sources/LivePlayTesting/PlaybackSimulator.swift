@@ -205,6 +205,46 @@ public enum PlaybackSimulator {
         return figures
     }
 
+    /// The buffer latency at one whole second of a replay, as the net status reports it (`latency_ms`).
+    public struct StatusSample: Sendable, Hashable {
+        public var second: Int
+        public var latency: Duration
+        public var playing: Bool
+    }
+
+    /// Replays a recorded arrival trace (docs/arrival-trace.md) through the player's play-out stage on a
+    /// virtual clock: each read's packets arrive at the time the real play loop took them. Returns the
+    /// buffer latency at every whole second up to `duration`, and the events the player reported.
+    public static func replay(
+        _ reads: [ArrivalRead], parameters: LatencyParameters, duration: Duration, step: Duration = .milliseconds(10)
+    ) -> (samples: [StatusSample], events: [PlayEvent]) {
+        let clock = VirtualClock()
+        var events: [PlayEvent] = []
+        let playback = PacketPlayback(
+            configuration: LivePlayConfiguration(decodes: false, latency: parameters), clock: clock
+        ) { events.append($0) }
+        var samples: [StatusSample] = []
+        var next = 0
+        var now = Duration.zero
+        while now <= duration {
+            clock.advance(to: VirtualClock.Instant(offset: now))
+            while next < reads.count, Duration.milliseconds(reads[next].milliseconds) <= now {
+                for packet in reads[next].packets { playback.receive(packet.encodedPacket) }
+                next += 1
+            }
+            _ = playback.advance()
+            if now >= .seconds(1), now.milliseconds % 1000 == 0 {
+                let engine = playback.engine
+                samples.append(
+                    StatusSample(
+                        second: Int(now.milliseconds / 1000), latency: engine.bufferLatency,
+                        playing: engine.state == .playing))
+            }
+            now += step
+        }
+        return (samples, events)
+    }
+
     /// For each outage: time from its end until latency is within 200 ms of the median before it.
     static func recovery(_ samples: [(at: Duration, latency: Duration)], outageEnds: [Duration]) -> Duration? {
         var worst: Duration?

@@ -10,6 +10,10 @@ public struct SessionRecording: Sendable {
     public var events: [PlayEvent]
     /// The session summary (`LIVEPLAY_EVT_SESSION_SUMMARY`), always the last event of a session.
     public var summary: PlayEvent?
+    /// The net status, once a second.
+    public var statuses: [NetStatus] = []
+    /// Every read as the play loop took it (with `recordsArrivals`).
+    public var arrivals: [ArrivalRead] = []
 
     /// The event codes in order.
     public var codes: [Int] { events.map(\.code.rawValue) }
@@ -21,10 +25,11 @@ public struct SessionRecording: Sendable {
     /// runs alongside and may wait for events (``EventProbe``) to act on servers at the right moment.
     public static func record(
         _ url: String, configuration: LivePlayConfiguration, limit: Duration = .seconds(20), sink: RecordingSink? = nil,
-        stopWhen: @escaping @Sendable (PlayEvent) -> Bool = { _ in false },
+        recordsArrivals: Bool = false, stopWhen: @escaping @Sendable (PlayEvent) -> Bool = { _ in false },
         script: (@Sendable (EventProbe) async -> Void)? = nil
     ) async -> SessionRecording {
         let box = EventBox()
+        let arrivals = recordsArrivals ? ArrivalRecorder() : nil
         let control = PlaybackControl()
         var quiet = Logger(label: "test")
         quiet.logLevel = .critical
@@ -33,11 +38,12 @@ public struct SessionRecording: Sendable {
             group.addTask {
                 let session = LiveSession(
                     url: url, configuration: configuration, clock: ContinuousClock(), logger: logger, videoSink: sink,
-                    audioSink: sink, control: control)
-                return await session.run { event in
-                    box.append(event)
-                    if stopWhen(event) { box.signalStop() }
-                }
+                    audioSink: sink, control: control, arrivalTap: arrivals)
+                return await session.run(
+                    onEvent: { event in
+                        box.append(event)
+                        if stopWhen(event) { box.signalStop() }
+                    }, onStatus: box.append)
             }
             if let script {
                 group.addTask {
@@ -60,7 +66,8 @@ public struct SessionRecording: Sendable {
         }
         var events = box.events
         let summary = events.last?.code == .sessionSummary ? events.removeLast() : nil
-        return SessionRecording(outcome: outcome, events: events, summary: summary)
+        return SessionRecording(
+            outcome: outcome, events: events, summary: summary, statuses: box.statuses, arrivals: arrivals?.reads ?? [])
     }
 }
 
@@ -91,9 +98,12 @@ public struct EventProbe: Sendable {
 fileprivate final class EventBox: @unchecked Sendable {
     private let lock = NSLock()
     private var storage: [PlayEvent] = []
+    private var statusStorage: [NetStatus] = []
     private var stop = false
 
     func append(_ event: PlayEvent) { lock.withLock { storage.append(event) } }
+    func append(_ status: NetStatus) { lock.withLock { statusStorage.append(status) } }
+    var statuses: [NetStatus] { lock.withLock { statusStorage } }
     func signalStop() { lock.withLock { stop = true } }
     var events: [PlayEvent] { lock.withLock { storage } }
     var shouldStop: Bool { lock.withLock { stop } }
@@ -171,4 +181,18 @@ public final class RecordingSink: VideoSink, AudioSink, @unchecked Sendable {
         }
         return offsets
     }
+}
+
+/// An arrival tap that keeps every read in memory, for tests and the simulator's agreement checks.
+///
+/// `@unchecked Sendable`: the reads are appended and read under `lock`.
+public final class ArrivalRecorder: ArrivalTap, @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [ArrivalRead] = []
+
+    public init() {}
+
+    public func arrived(_ read: ArrivalRead) { lock.withLock { storage.append(read) } }
+
+    public var reads: [ArrivalRead] { lock.withLock { storage } }
 }

@@ -31,14 +31,20 @@ struct OutputOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Snapshot rotation, clockwise degrees: 0, 90, 180 or 270.")
     var rotation = 0
 
+    @Option(
+        help: "Record an arrival trace (each read's time, bytes and packets; docs/arrival-trace.md) to this file.")
+    var arrivalTrace: String?
+
     /// Whether anything here needs decoded pictures or sound.
     var decodes: Bool { videoOut != nil || audioOut != nil || snapshotEvery != nil || snapshot != nil }
 
     /// Whether media goes to stdout, so the log must go to stderr.
-    var usesStandardOutput: Bool { videoOut == "-" || audioOut == "-" }
+    var usesStandardOutput: Bool { videoOut == "-" || audioOut == "-" || arrivalTrace == "-" }
 
     func validate() throws {
-        if videoOut == "-" && audioOut == "-" { throw ValidationError("only one of --video-out and --audio-out can be `-`") }
+        if [videoOut, audioOut, arrivalTrace].filter({ $0 == "-" }).count > 1 {
+            throw ValidationError("only one of --video-out, --audio-out and --arrival-trace can be `-`")
+        }
         if let snapshotEvery { try Seconds.check(snapshotEvery, "--snapshot-every") }
         if snapshotEvery != nil, !snapshotPath.contains("{index}") && !snapshotPath.contains("{pts}") {
             throw ValidationError("--snapshot-path needs {index} or {pts}, or each snapshot overwrites the last")
@@ -67,6 +73,7 @@ struct OutputOptions: ParsableArguments {
             outputs.pcm = try PCMSink(
                 path: audioOut, container: audioFormat.container, sampleFormat: audioFormat.sampleFormat)
         }
+        if let arrivalTrace { outputs.arrivals = try ArrivalTraceFile(path: arrivalTrace) }
         return outputs
     }
 
@@ -86,6 +93,7 @@ struct Outputs {
     /// `--snapshot`: the last picture, written when playback stops.
     var finalSnapshot: String?
     var pcm: PCMSink?
+    var arrivals: ArrivalTraceFile?
 
     var video: [any VideoSink] {
         var sinks: [any VideoSink] = []
@@ -113,6 +121,7 @@ struct Outputs {
             attempt { () throws(LivePlayError) in try snapshots.finish() }
         }
         if let pcm { attempt { () throws(LivePlayError) in try pcm.finish() } }
+        if let arrivals { attempt { () throws(LivePlayError) in try arrivals.finish() } }
         return failures.first
     }
 }

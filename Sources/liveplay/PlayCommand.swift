@@ -195,7 +195,7 @@ struct PlayCommand: AsyncParsableCommand {
         let presented = PresentedFrames(limit: frames, log: traceFrames ? log : nil, stop: stop)
         let player = LivePlayer(
             configuration: makeConfiguration(), videoSink: VideoFanOut([presented] + sinks.video),
-            audioSink: sinks.audio, logger: Self.logger(level))
+            audioSink: sinks.audio, arrivalTap: sinks.arrivals, logger: Self.logger(level))
         let report = RunReport(log: log, target: shown)
         player.listener = report
         let signals = SignalWatch([SIGINT, SIGTERM]) { stop.fire(.interrupted) }

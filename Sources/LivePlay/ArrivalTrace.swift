@@ -1,0 +1,121 @@
+import Foundation
+public import LivePlayCore
+
+/// One read of the transport as the play loop took it: when, how many media bytes, and the packets it
+/// completed that went into the jitter buffer, on the session's timeline. A sequence of them is an arrival
+/// trace (docs/arrival-trace.md): what the latency controller saw of the network, which the simulator replays.
+public struct ArrivalRead: Sendable, Hashable, Codable {
+    /// A packet, without its payload.
+    public struct Packet: Sendable, Hashable, Codable {
+        /// FLV tag type: 8 audio, 9 video.
+        public var type: UInt8
+        /// Decode and presentation time, milliseconds on the session's timeline.
+        public var dts: Int64
+        public var pts: Int64
+        public var keyframe: Bool
+        /// Payload bytes.
+        public var size: Int
+
+        public init(_ packet: EncodedPacket) {
+            type = packet.kind == .video ? 9 : 8
+            dts = packet.dts.milliseconds
+            pts = packet.pts.milliseconds
+            keyframe = packet.isKeyframe
+            size = packet.payload.count
+        }
+
+        /// The packet with a zero-filled payload of its size.
+        public var encodedPacket: EncodedPacket {
+            EncodedPacket(
+                kind: type == 9 ? .video : .audio, dts: MediaTimestamp(milliseconds: dts),
+                pts: MediaTimestamp(milliseconds: pts), isKeyframe: keyframe, payload: [UInt8](repeating: 0, count: size))
+        }
+    }
+
+    /// Session time the play loop took the read at, in milliseconds.
+    public var milliseconds: Int64
+    /// Media bytes the read carried (FLV bytes, or RTMP messages counted as FLV tags).
+    public var bytes: Int
+    public var packets: [Packet]
+
+    public init(milliseconds: Int64, bytes: Int, packets: [Packet]) {
+        self.milliseconds = milliseconds
+        self.bytes = bytes
+        self.packets = packets
+    }
+}
+
+/// Receives every read as the play loop takes it: a tap on the transport side of the play loop. Called on the
+/// play loop's thread: return at once.
+public protocol ArrivalTap: AnyObject, Sendable {
+    func arrived(_ read: ArrivalRead)
+}
+
+/// Writes an arrival trace as JSON lines (docs/arrival-trace.md), one ``ArrivalRead`` a line, on a writer
+/// thread of its own; a full queue drops reads and counts them rather than stall playback.
+///
+/// `@unchecked Sendable`: its mutable state is the writer's queue, which ``SinkWriter`` locks.
+public final class ArrivalTraceFile: ArrivalTap, @unchecked Sendable {
+    private let writer: SinkWriter<TraceOutput>
+
+    /// Opens the output now (a file is created or truncated, so a bad path fails here). `-` is standard output.
+    public init(path: String) throws(LivePlayError) {
+        let file = try OutputFile(SinkOutput(argument: path))
+        writer = SinkWriter(
+            name: "liveplay-trace", output: TraceOutput(file: file), limits: WriteQueueLimits(items: 4096, bytes: 8 << 20))
+    }
+
+    deinit {
+        _ = writer.finish(timeout: .seconds(10))
+    }
+
+    public func arrived(_ read: ArrivalRead) {
+        _ = writer.submit(read, bytes: 32 + read.packets.count * 48)
+    }
+
+    /// Reads dropped because the writer queue was full.
+    public var droppedReads: Int { writer.snapshot.dropped }
+
+    /// Writes what is queued and closes the file; throws what stopped the writer, if anything did.
+    public func finish(timeout: Duration = .seconds(10)) throws(LivePlayError) {
+        if let error = writer.finish(timeout: timeout) { throw error }
+    }
+
+    /// Reads a trace file back: every line that parses, in order.
+    public static func read(path: String) throws -> [ArrivalRead] {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let decoder = JSONDecoder()
+        return try text.split(separator: "\n").map { try decoder.decode(ArrivalRead.self, from: Data($0.utf8)) }
+    }
+}
+
+/// The writer-thread half of ``ArrivalTraceFile``.
+private final class TraceOutput: QueuedOutput {
+    private let file: OutputFile
+    private let encoder = JSONEncoder()
+
+    init(file: OutputFile) {
+        self.file = file
+        encoder.outputFormatting = [.sortedKeys]
+    }
+
+    func write(_ item: ArrivalRead, isAbandoned: () -> Bool) throws(LivePlayError) -> WriteOutcome {
+        let line: Data
+        do {
+            line = try encoder.encode(item)
+        } catch {
+            throw LivePlayError(.outputFailed, "arrival trace: \(error)")
+        }
+        try file.append([UInt8](line) + [0x0A], isAbandoned: isAbandoned)
+        return WriteOutcome(written: 1)
+    }
+
+    func close(isAbandoned: () -> Bool) throws(LivePlayError) -> WriteOutcome {
+        try file.close()
+        return WriteOutcome()
+    }
+
+    func abort() {
+        file.abort()
+    }
+}

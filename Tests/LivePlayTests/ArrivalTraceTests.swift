@@ -1,0 +1,62 @@
+import Foundation
+import LivePlay
+import LivePlayLab
+import LivePlayTesting
+import Testing
+
+/// Arrival traces (docs/arrival-trace.md): recorded from real sessions, replayed by the simulator through the
+/// same play-out stage, with the same figures.
+@Suite struct ArrivalTraceTests {
+    @Test func aTraceFileReadsBackAsWritten() throws {
+        let path = NSTemporaryDirectory() + "arrivals-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let video = EncodedPacket(
+            kind: .video, dts: MediaTimestamp(milliseconds: 3023), pts: MediaTimestamp(milliseconds: 3056),
+            isKeyframe: true, payload: [UInt8](repeating: 1, count: 6746))
+        let audio = EncodedPacket(
+            kind: .audio, dts: MediaTimestamp(milliseconds: 3042), pts: MediaTimestamp(milliseconds: 3042),
+            isKeyframe: true, payload: [1, 2, 3])
+        let reads = [
+            ArrivalRead(milliseconds: 10, bytes: 367, packets: []),
+            ArrivalRead(milliseconds: 13, bytes: 7000, packets: [.init(video), .init(audio)]),
+        ]
+        let file = try ArrivalTraceFile(path: path)
+        reads.forEach(file.arrived)
+        try file.finish()
+        #expect(try ArrivalTraceFile.read(path: path) == reads)
+        let packet = reads[1].packets[0].encodedPacket
+        #expect(packet.kind == .video && packet.pts == video.pts && packet.isKeyframe && packet.payload.count == 6746)
+    }
+
+    /// The case: speed mode, a 3 s stall at 6 s, the backlog arriving as a burst after it. The real
+    /// session records what it took and when; the simulator replays that and must report the same latency at
+    /// every status second, within 100 ms.
+    @Test func theSimulatorReplaysARealStallWithTheSameLatency() async throws {
+        let (server, port) = try await LabSessionTests.server()
+        let proxy = ImpairmentProxy(
+            upstreamPort: port, timeline: try ImpairmentTimeline.parse("at=6s stall=3s"),
+            logger: LabSessionTests.quiet())
+        let proxyPort = try await proxy.start()
+        let recording = await SessionRecording.record(
+            "http://127.0.0.1:\(proxyPort)/live.flv", configuration: LivePlayConfiguration(latency: .preset(.speed)),
+            limit: .seconds(18), recordsArrivals: true)
+        await proxy.stop()
+        await server.stop()
+        #expect(recording.arrivals.count > 100)
+        #expect(recording.statuses.count >= 14, "one status a second")
+        #expect(recording.codes.contains(2007), "the stall was seen: \(recording.codes)")
+        let (samples, _) = PlaybackSimulator.replay(
+            recording.arrivals, parameters: .preset(.speed), duration: .seconds(17))
+        var compared = 0
+        for status in recording.statuses {
+            let second = Int((Double(status.elapsedMilliseconds) / 1000).rounded())
+            guard let sample = samples.first(where: { $0.second == second }) else { continue }
+            compared += 1
+            let difference = abs(Int(sample.latency.milliseconds) - status.latencyMilliseconds)
+            #expect(
+                difference <= 100,
+                "second \(second): real \(status.latencyMilliseconds) ms, replay \(sample.latency.milliseconds) ms")
+        }
+        #expect(compared >= 14)
+    }
+}
