@@ -66,7 +66,7 @@ public struct LatencyParameters: Sendable, Hashable {
         case .speed:
             LatencyParameters(
                 autoAdjustCacheTime: true, cacheTime: .seconds(1), minAutoAdjustCacheTime: .seconds(1),
-                maxAutoAdjustCacheTime: .seconds(1), skipExcess: .milliseconds(1500))
+                maxAutoAdjustCacheTime: .seconds(1), rateGain: 0.5, skipExcess: .milliseconds(1500))
         case .smooth:
             // Played at 1.0× always; a buffer grown past twice the cache is cut back to the cache by
             // skipping whole GOPs, so latency and memory stay bounded.

@@ -58,5 +58,16 @@ import Testing
                 "second \(second): real \(status.latencyMilliseconds) ms, replay \(sample.latency.milliseconds) ms")
         }
         #expect(compared >= 14)
+        // Issue 15's target for speed mode: back to at most 1.2 s within 5 s of the stall's end, when the
+        // backlog the proxy held has arrived as a burst.
+        let loading = try #require(recording.first(.playLoading))
+        let resumed = try #require(
+            recording.events.first { $0.code == .playBegin && $0.elapsedMilliseconds > loading.elapsedMilliseconds })
+        let back = recording.statuses.first {
+            $0.elapsedMilliseconds > resumed.elapsedMilliseconds && $0.latencyMilliseconds <= 1200
+        }
+        let seconds = back.map { Double($0.elapsedMilliseconds - resumed.elapsedMilliseconds) / 1000 }
+        print("speed after a 3 s stall: latency ≤ 1.2 s \(seconds.map { "\($0) s" } ?? "never") after it resumed")
+        #expect(seconds.map { $0 <= 5 } == true, "statuses: \(recording.statuses.map(\.latencyMilliseconds))")
     }
 }
