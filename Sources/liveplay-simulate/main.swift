@@ -4,13 +4,21 @@
 // `swift run liveplay-simulate replay TRACE.jsonl [auto|speed|smooth] [SECONDS]` replays an arrival trace
 // recorded with `liveplay URL --arrival-trace TRACE.jsonl` (docs/arrival-trace.md) and prints the buffer
 // latency at every whole second, as the player's net status reports it.
+import Foundation
 import LivePlay
 import LivePlayTesting
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "replay", arguments.count >= 2 {
     let mode = arguments.count > 2 ? LatencyMode(rawValue: arguments[2]) ?? .auto : .auto
-    let reads = try ArrivalTraceFile.read(path: arguments[1])
+    let reads: [ArrivalRead]
+    do {
+        reads = try ArrivalTraceFile.read(path: arguments[1])
+    } catch {
+        // A missing file or a line that is not an arrival read (docs/arrival-trace.md): say so, no trap.
+        print("liveplay-simulate: cannot read the arrival trace \(arguments[1]): \(error)")
+        exit(1)
+    }
     let last = Duration.milliseconds(reads.last?.milliseconds ?? 0)
     let seconds = arguments.count > 3 ? Int(arguments[3]).map { Duration.seconds($0) } ?? last : last
     let (samples, _) = PlaybackSimulator.replay(reads, parameters: .preset(mode), duration: seconds)
