@@ -74,6 +74,11 @@ public struct JitterBuffer: Sendable {
     /// The oldest packet, without removing it.
     public var first: EncodedPacket? { head < packets.count ? packets[head] : nil }
 
+    /// Video packets buffered with a decode time before `time`.
+    public func videoPackets(before time: MediaTimestamp) -> Int {
+        packets[head...].prefix { $0.dts < time }.count { $0.kind == .video }
+    }
+
     /// Adds a packet; sheds oldest GOPs if a limit would be exceeded. Returns the packets shed.
     @discardableResult
     public mutating func append(_ packet: EncodedPacket) -> Int {

@@ -65,6 +65,9 @@ public struct PlaybackEngine: Sendable {
     private var hasStarted = false
     private var catchUpExcess: Duration?
     private var jitter = ArrivalJitter()
+    private var backlog = ArrivalBacklog()
+    /// When resuming began to wait for an outage's backlog to land.
+    private var holdingSince: Duration?
     /// Any video arrived (keyframe or not): then playback waits for a keyframe, never starts on audio.
     private var sawVideo = false
     private var lastArrival: Duration?
@@ -90,9 +93,25 @@ public struct PlaybackEngine: Sendable {
     /// Measured arrival jitter (spread of arrival lateness over the recent window).
     public var arrivalJitter: Duration { jitter.spread }
 
+    /// The longest a resume waits for an outage's backlog to land.
+    public static let backlogWaitLimit = Duration.seconds(1)
+    /// A backlog still to land beyond this is waited for (arrival in network-sized reads is always a little late).
+    static let backlogWaitThreshold = Duration.milliseconds(100)
+    /// Catching up at the maximum rate for this long is quick; an excess beyond what it removes in this time is
+    /// skipped when the picture is frozen anyway (at a resume).
+    public static let quickCatchUp = Duration.seconds(3)
+
+    /// Latency once the media still landing has arrived: ``bufferLatency`` plus, while media arrives faster
+    /// than real time, what the source has made that has not arrived yet.
+    public func projectedLatency(at now: Duration) -> Duration {
+        guard backlog.isBursting(edge: buffer.liveEdge, at: now) else { return bufferLatency }
+        return bufferLatency + backlog.pending(edge: buffer.liveEdge, at: now)
+    }
+
     /// A packet arrived at `now`.
     public mutating func receive(_ packet: EncodedPacket, at now: Duration) -> [PlaybackAction] {
         jitter.record(media: packet.dts, at: now)
+        backlog.record(media: packet.dts, at: now)
         lastArrival = now
         reportedGap = false
         if packet.kind == .video { sawVideo = true }
@@ -131,6 +150,7 @@ public struct PlaybackEngine: Sendable {
         var actions: [PlaybackAction] = []
         let elapsed = lastAdvance.map { now - $0 } ?? .zero
         lastAdvance = now
+        backlog.observe(edge: buffer.liveEdge, at: now)
         adaptTarget(elapsed: elapsed)
         if let lastArrival, !reportedGap, now - lastArrival > toleratedArrivalGap {
             reportedGap = true
@@ -147,11 +167,12 @@ public struct PlaybackEngine: Sendable {
             }
         case .loading:
             skipGap()
-            if bufferLatency >= resumeLevel || buffer.duration >= resumeLevel || (inputEnded && !buffer.isEmpty) {
-                // Far behind after a stall (an outage's burst): jump while the picture is frozen anyway,
-                // so playback resumes near the target instead of visibly skipping just after it resumed.
-                // Half the target may be kept: the keyframe that would leave all of it is often still arriving.
-                if hasStarted, parameters.autoAdjustCacheTime { skipIfFarBehind(keeping: target / 2, into: &actions) }
+            let loaded = bufferLatency >= resumeLevel || buffer.duration >= resumeLevel
+            if loaded, hasStarted, !inputEnded, isBacklogLanding(at: now) {
+                // An outage's backlog is arriving at link speed: resuming now would see only part of it.
+            } else if loaded || (inputEnded && !buffer.isEmpty) {
+                holdingSince = nil
+                if hasStarted, parameters.autoAdjustCacheTime { resumeAtTarget(into: &actions) }
                 state = .playing
                 let stalled = stalledSince.map { now - $0 }
                 stalledSince = nil
@@ -176,7 +197,7 @@ public struct PlaybackEngine: Sendable {
                 actions.append(.loading(buffered: .zero))
             } else {
                 skipGap()
-                control(into: &actions)
+                control(at: now, into: &actions)
             }
         }
         release(into: &actions)
@@ -223,10 +244,41 @@ public struct PlaybackEngine: Sendable {
     }
 
 
-    /// Rate and skip decisions while playing.
-    private mutating func control(into actions: inout [PlaybackAction]) {
-        skipIfFarBehind(keeping: target, into: &actions)
-        let remaining = bufferLatency - target
+    /// After a stall, resuming waits (at most ``backlogWaitLimit``) while an outage's backlog is still landing,
+    /// so the skip that follows decides on all of it while the picture is frozen anyway, instead of playing
+    /// on and skipping visibly a moment later.
+    private mutating func isBacklogLanding(at now: Duration) -> Bool {
+        guard backlog.isBursting(edge: buffer.liveEdge, at: now),
+            backlog.pending(edge: buffer.liveEdge, at: now) > Self.backlogWaitThreshold
+        else { return false }
+        let since = holdingSince ?? now
+        holdingSince = since
+        return now - since < Self.backlogWaitLimit
+    }
+
+    /// Far behind after a stall (an outage's backlog), by more than the maximum rate removes in
+    /// ``quickCatchUp``: the picture is frozen anyway, so playback resumes at the target latency instead of
+    /// catching up for seconds or skipping visibly just after it resumed. Whole GOPs up to the newest keyframe
+    /// that leaves the target are dropped, and the position moves on to the target itself: the frames between
+    /// that keyframe and it are decoded but not shown (a precise seek, as mpv's hr-seek does).
+    private mutating func resumeAtTarget(into actions: inout [PlaybackAction]) {
+        let quick = Duration.seconds((parameters.maximumRate - 1) * Self.quickCatchUp.seconds)
+        guard bufferLatency - target > min(quick, parameters.skipExcess), let edge = buffer.liveEdge,
+            let from = position
+        else { return }
+        let before = buffer.droppedVideoFrames
+        _ = buffer.skip(keeping: target)
+        let to = edge - target
+        let passed = buffer.videoPackets(before: to)
+        position = to
+        actions.append(.skipped(removed: to - from, droppedVideoFrames: buffer.droppedVideoFrames - before + passed))
+    }
+
+    /// Rate and skip decisions while playing, on the latency a landing backlog will bring.
+    private mutating func control(at now: Duration, into actions: inout [PlaybackAction]) {
+        let coming = projectedLatency(at: now) - bufferLatency
+        skipIfFarBehind(excess: parameters.skipExcess - coming, keeping: target, into: &actions)
+        let remaining = bufferLatency + coming - target
         guard parameters.autoAdjustCacheTime else {
             setRate(1.0, into: &actions)
             return
@@ -249,10 +301,12 @@ public struct PlaybackEngine: Sendable {
         setRate((newRate * 1000).rounded() / 1000, into: &actions)
     }
 
-    /// An excess beyond `skipExcess` is removed at once: whole GOPs, up to the newest keyframe that still
-    /// leaves `keep` buffered.
-    private mutating func skipIfFarBehind(keeping keep: Duration, into actions: inout [PlaybackAction]) {
-        guard bufferLatency - target > parameters.skipExcess else { return }
+    /// A latency more than `excess` over the target is removed at once: whole GOPs, up to the newest keyframe
+    /// that still leaves `keep` buffered.
+    private mutating func skipIfFarBehind(
+        excess: Duration, keeping keep: Duration, into actions: inout [PlaybackAction]
+    ) {
+        guard bufferLatency - target > excess else { return }
         let before = buffer.droppedVideoFrames
         let removed = buffer.skip(keeping: keep)
         if removed > .zero, let oldest = buffer.oldest {
@@ -297,23 +351,4 @@ public struct PlaybackEngine: Sendable {
             actions.append(.decode(buffer.removeFirst()!))
         }
     }
-}
-
-/// Interarrival jitter as RTP receivers estimate it (RFC 3550 §6.4.1): a running mean of how much each
-/// packet's transit time differs from the previous one's. Bursts of old data (a GOP cache) barely move
-/// it; a late burst after an outage raises it once, and it decays as the network calms.
-struct ArrivalJitter: Sendable {
-    private var lastTransit: Duration?
-    private(set) var estimate: Duration = .zero
-
-    mutating func record(media: MediaTimestamp, at now: Duration) {
-        let transit = now - .milliseconds(media.milliseconds)
-        defer { lastTransit = transit }
-        guard let lastTransit else { return }
-        let difference = transit - lastTransit
-        let magnitude = difference < .zero ? .zero - difference : difference
-        estimate += (magnitude - estimate) / 16
-    }
-
-    var spread: Duration { estimate }
 }

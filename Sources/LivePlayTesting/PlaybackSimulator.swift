@@ -53,6 +53,9 @@ public struct NetworkTrace: Sendable {
             packet.kind == .audio ? 371 : (packet.isKeyframe ? 60_000 : 7_500)
         }
         let bitrate = 2_128_000.0 / 8
+        // The link is four times the stream's bitrate: what TCP held back in an outage, a GOP cache's burst,
+        // arrive at that speed, not in one instant.
+        let linkCapacity = 4 * bitrate
         var arrivals: [Arrival] = []
         var previous = Duration.zero
         var outageEnds: [Duration] = []
@@ -78,16 +81,17 @@ public struct NetworkTrace: Sendable {
                 let second = Int(produced.seconds)
                 if second >= 10, second % 10 == 0 { arrives = .seconds(second + 1) }
             case .bandwidth70:
-                let capacity = (previous >= .seconds(60) && previous < .seconds(80)) ? 0.7 * bitrate : 10 * bitrate
-                arrives = max(arrives, previous + .seconds(Double(size(packet)) / capacity))
+                if previous >= .seconds(60), previous < .seconds(80) {
+                    arrives = max(arrives, previous + .seconds(Double(size(packet)) / (0.7 * bitrate)))
+                }
             case .gopCacheBurst:
                 arrives = max(arrives, .milliseconds(50))
             case .bursty:
                 let slot = 500.0
                 arrives = .milliseconds(Int64((arrives.seconds * 1000 / slot).rounded(.up) * slot))
             }
-            // TCP delivers in order.
-            arrives = max(arrives, previous)
+            // TCP delivers in order, at most at the link's speed.
+            arrives = max(arrives, previous + .seconds(Double(size(packet)) / linkCapacity))
             previous = arrives
             arrivals.append(Arrival(packet: packet, producedAt: produced, arrivesAt: arrives))
         }

@@ -322,6 +322,53 @@ import Testing
     }
 }
 
+extension PlaybackEngineResumeTests {
+    /// 30 fps video with a keyframe a second, stopped for 3 s at 10 s; afterwards what was held arrives at
+    /// `catchUpSpeed` times real time. Returns when playback resumed, and the latency it resumed at.
+    static func resume(afterOutageLandingAt catchUpSpeed: Double) -> (at: Duration, latency: Duration)? {
+        var engine = PlaybackEngine(parameters: .preset(.speed))
+        var now = Duration.zero
+        var frame: Int64 = 0
+        var resumed: (Duration, Duration)?
+        while now < .seconds(20), resumed == nil {
+            // Media made at t arrives at t before the outage, and at 13 s + (t − 10 s) / speed after it.
+            func arrival(_ media: Duration) -> Duration {
+                media < .seconds(10) ? media : max(media, .seconds(13) + (media - .seconds(10)) / catchUpSpeed)
+            }
+            while arrival(.milliseconds(frame * 1000 / 30)) <= now {
+                _ = engine.receive(Self.packet(frame * 1000 / 30, key: frame % 30 == 0), at: now)
+                frame += 1
+            }
+            for action in engine.advance(to: now) {
+                if case .begin(_, let stalled) = action, stalled != nil { resumed = (now, engine.bufferLatency) }
+            }
+            now += .milliseconds(10)
+        }
+        return resumed
+    }
+
+    static func packet(_ milliseconds: Int64, key: Bool) -> EncodedPacket {
+        let time = MediaTimestamp(milliseconds: milliseconds)
+        return EncodedPacket(kind: .video, dts: time, pts: time, isKeyframe: key, payload: [])
+    }
+
+    @Test func aResumeWaitsForTheBacklogToLandAndThenStartsAtTheTarget() throws {
+        // At 4× the 4 s held (3 s of outage and the 1 s played dry) lands in 1 s, by 14 s: resuming at 13.25 s,
+        // when the target is buffered, would decide on a quarter of it.
+        let resumed = try #require(Self.resume(afterOutageLandingAt: 4))
+        #expect(resumed.at >= .milliseconds(13_900) && resumed.at <= .milliseconds(14_100), "\(resumed)")
+        #expect(abs(resumed.latency.milliseconds - 1000) <= 50, "resumed at the target: \(resumed)")
+    }
+
+    @Test func aSlowRefillIsNotMistakenForABacklog() throws {
+        // Arriving at 0.7× real time is a slow link, not a burst: playback resumes the moment the target is in.
+        let resumed = try #require(Self.resume(afterOutageLandingAt: 0.7))
+        #expect(abs(resumed.latency.milliseconds - 1000) <= 50, "\(resumed)")
+        let loaded = Duration.seconds(13) + Duration.seconds(1) / 0.7  // when 1 s of media had arrived
+        #expect(resumed.at - loaded <= .milliseconds(100), "no wait for a backlog: \(resumed)")
+    }
+}
+
 @Suite struct PlaybackEngineVideoWaitTests {
     /// Audio from t = 0, the first video keyframe only at `keyframeAt` (a server without a GOP cache).
     static func run(expectsVideo: Bool, keyframeAt: Duration) -> (begin: Duration?, firstVideoReleased: Duration?) {
