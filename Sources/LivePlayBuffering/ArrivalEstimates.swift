@@ -35,15 +35,21 @@ struct ArrivalBacklog: Sendable {
     static let window = Duration.seconds(10)
     /// Arrival faster than this many times real time is a burst.
     static let burstSpeed = 1.5
+    /// The arrival speed is measured over the packets of this last stretch of wall time: long enough to span
+    /// a large keyframe still on its way at link speed, short enough to see a burst begin.
+    static let speedWindow = Duration.milliseconds(300)
+    /// Media that arrived within this is still arriving.
+    static let flowing = Duration.milliseconds(100)
 
     /// Transits of the window, increasing (a monotonic queue: each is the minimum of what follows it).
     private var minima: [(at: Duration, transit: Duration)] = []
     private var minimaHead = 0
-    /// The live edge at recent turns, ~50 ms apart, for the arrival speed.
-    private var edges: [(at: Duration, edge: Duration)] = []
+    /// The latest arrivals, oldest first, for the arrival speed.
+    private var recent: [(at: Duration, media: Duration)] = []
 
     mutating func record(media: MediaTimestamp, at now: Duration) {
-        let transit = now - .milliseconds(media.milliseconds)
+        let time = Duration.milliseconds(media.milliseconds)
+        let transit = now - time
         while minima.count > minimaHead, minima[minima.count - 1].transit >= transit { minima.removeLast() }
         minima.append((now, transit))
         // Expire only while newer samples remain: through an outage the last known on-time transit holds.
@@ -52,14 +58,9 @@ struct ArrivalBacklog: Sendable {
             minima.removeFirst(minimaHead)
             minimaHead = 0
         }
-    }
-
-    /// Notes where the live edge is at a turn of the play loop.
-    mutating func observe(edge: MediaTimestamp?, at now: Duration) {
-        guard let edge else { return }
-        if let last = edges.last, now - last.at < .milliseconds(50) { return }
-        edges.append((now, .milliseconds(edge.milliseconds)))
-        if edges.count > 10 { edges.removeFirst(edges.count - 10) }
+        recent.append((now, time))
+        let expired = recent.prefix { now - $0.at > Self.speedWindow }.count
+        if expired > 0 || recent.count > 1024 { recent.removeFirst(max(expired, recent.count - 1024)) }
     }
 
     /// The smallest transit of the window: arrival when the network keeps up.
@@ -71,13 +72,17 @@ struct ArrivalBacklog: Sendable {
         return max(.zero, now - .milliseconds(edge.milliseconds) - onTimeTransit)
     }
 
-    /// Media is arriving faster than real time: over the last 100–500 ms the live edge moved more than
-    /// ``burstSpeed`` times the wall time.
-    func isBursting(edge: MediaTimestamp?, at now: Duration) -> Bool {
-        guard let edge, let reference = edges.last(where: { now - $0.at >= .milliseconds(100) }),
-            now - reference.at <= .milliseconds(500)
+    /// Media arrived within ``flowing`` of `now`.
+    func isFlowing(at now: Duration) -> Bool {
+        recent.last.map { now - $0.at <= Self.flowing } ?? false
+    }
+
+    /// Media is flowing faster than real time: the packets of the last ``speedWindow`` span more than
+    /// ``burstSpeed`` times the wall time they took to arrive (a whole burst in one read took none).
+    func isBursting(at now: Duration) -> Bool {
+        guard isFlowing(at: now), let first = recent.first(where: { now - $0.at <= Self.speedWindow }),
+            let last = recent.last, recent.count >= 4
         else { return false }
-        let moved = Duration.milliseconds(edge.milliseconds) - reference.edge
-        return moved.seconds > Self.burstSpeed * (now - reference.at).seconds
+        return (last.media - first.media).seconds > Self.burstSpeed * (last.at - first.at).seconds
     }
 }

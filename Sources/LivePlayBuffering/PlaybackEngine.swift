@@ -95,8 +95,9 @@ public struct PlaybackEngine: Sendable {
 
     /// The longest a resume waits for an outage's backlog to land.
     public static let backlogWaitLimit = Duration.seconds(1)
-    /// A backlog still to land beyond this is waited for (arrival in network-sized reads is always a little late).
-    static let backlogWaitThreshold = Duration.milliseconds(100)
+    /// The latency within which the rate stays 1.0 (and a landing backlog is not waited for): `rateDeadBand`,
+    /// or a quarter of the target when that is smaller, so a 0.2 s target is held to 0.25 s, not 0.3 s.
+    public var deadBand: Duration { min(parameters.rateDeadBand, target / 4) }
     /// Catching up at the maximum rate for this long is quick; an excess beyond what it removes in this time is
     /// skipped when the picture is frozen anyway (at a resume).
     public static let quickCatchUp = Duration.seconds(3)
@@ -104,7 +105,7 @@ public struct PlaybackEngine: Sendable {
     /// Latency once the media still landing has arrived: ``bufferLatency`` plus, while media arrives faster
     /// than real time, what the source has made that has not arrived yet.
     public func projectedLatency(at now: Duration) -> Duration {
-        guard backlog.isBursting(edge: buffer.liveEdge, at: now) else { return bufferLatency }
+        guard backlog.isBursting(at: now) else { return bufferLatency }
         return bufferLatency + backlog.pending(edge: buffer.liveEdge, at: now)
     }
 
@@ -150,7 +151,6 @@ public struct PlaybackEngine: Sendable {
         var actions: [PlaybackAction] = []
         let elapsed = lastAdvance.map { now - $0 } ?? .zero
         lastAdvance = now
-        backlog.observe(edge: buffer.liveEdge, at: now)
         adaptTarget(elapsed: elapsed)
         if let lastArrival, !reportedGap, now - lastArrival > toleratedArrivalGap {
             reportedGap = true
@@ -244,12 +244,13 @@ public struct PlaybackEngine: Sendable {
     }
 
 
-    /// After a stall, resuming waits (at most ``backlogWaitLimit``) while an outage's backlog is still landing,
-    /// so the skip that follows decides on all of it while the picture is frozen anyway, instead of playing
-    /// on and skipping visibly a moment later.
+    /// After a stall, resuming waits (at most ``backlogWaitLimit``) while an outage's backlog is landing (media
+    /// arriving faster than real time, more of it still to come), so the skip that follows decides on all of it
+    /// while the picture is frozen anyway, instead of playing on and skipping visibly a moment later. A link
+    /// slower than the stream is not waited for: what it brings late would only be skipped.
     private mutating func isBacklogLanding(at now: Duration) -> Bool {
-        guard backlog.isBursting(edge: buffer.liveEdge, at: now),
-            backlog.pending(edge: buffer.liveEdge, at: now) > Self.backlogWaitThreshold
+        guard parameters.autoAdjustCacheTime, backlog.isBursting(at: now),
+            backlog.pending(edge: buffer.liveEdge, at: now) > deadBand
         else { return false }
         let since = holdingSince ?? now
         holdingSince = since
@@ -284,7 +285,7 @@ public struct PlaybackEngine: Sendable {
             return
         }
         var newRate = 1.0
-        if remaining > parameters.rateDeadBand || remaining < .zero - parameters.rateDeadBand {
+        if remaining > deadBand || remaining < .zero - deadBand {
             newRate = 1.0 + parameters.rateGain * remaining.seconds
             newRate = min(parameters.maximumRate, max(parameters.minimumRate, newRate))
         } else if rate > 1.0, remaining > .zero {
