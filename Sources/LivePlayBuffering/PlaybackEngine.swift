@@ -102,6 +102,13 @@ public struct PlaybackEngine: Sendable {
     /// skipped when the picture is frozen anyway (at a resume).
     public static let quickCatchUp = Duration.seconds(3)
 
+    /// How long ago the media at the position was made: now minus the position minus the on-time transit
+    /// (``ArrivalBacklog``). Playing at 1.0× keeps it constant however late the media arrives; a stall adds to it.
+    public func endToEndLatency(at now: Duration) -> Duration? {
+        guard let playhead, let onTime = backlog.onTimeTransit else { return nil }
+        return now - playhead - onTime
+    }
+
     /// Latency once the media still landing has arrived: ``bufferLatency`` plus, while media arrives faster
     /// than real time, what the source has made that has not arrived yet.
     public func projectedLatency(at now: Duration) -> Duration {
@@ -250,7 +257,7 @@ public struct PlaybackEngine: Sendable {
     /// slower than the stream is not waited for: what it brings late would only be skipped.
     private mutating func isBacklogLanding(at now: Duration) -> Bool {
         guard parameters.autoAdjustCacheTime, backlog.isBursting(at: now),
-            backlog.pending(edge: buffer.liveEdge, at: now) > deadBand
+            backlog.pending(edge: buffer.liveEdge, at: now) > deadBand / 2
         else { return false }
         let since = holdingSince ?? now
         holdingSince = since
@@ -279,7 +286,16 @@ public struct PlaybackEngine: Sendable {
     private mutating func control(at now: Duration, into actions: inout [PlaybackAction]) {
         let coming = projectedLatency(at: now) - bufferLatency
         skipIfFarBehind(excess: parameters.skipExcess - coming, keeping: target, into: &actions)
-        let remaining = bufferLatency + coming - target
+        // The rate moves only on an excess the buffer and the end-to-end latency agree on. Media arriving late
+        // (jitter) empties the buffer while the end-to-end latency stays where it was: that is the cache doing
+        // its job, not a reason to slow down and add latency for good (nor to speed up when the late media
+        // lands). A stall's backlog raises both.
+        let buffered = bufferLatency + coming - target
+        let endToEnd = endToEndLatency(at: now).map { $0 - target } ?? buffered
+        let remaining: Duration =
+            if buffered > .zero, endToEnd > .zero { min(buffered, endToEnd) }
+            else if buffered < .zero, endToEnd < .zero { max(buffered, endToEnd) }
+            else { .zero }
         guard parameters.autoAdjustCacheTime else {
             setRate(1.0, into: &actions)
             return

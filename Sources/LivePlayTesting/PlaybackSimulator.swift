@@ -209,25 +209,20 @@ public enum PlaybackSimulator {
         return figures
     }
 
-    /// The buffer latency at one whole second of a replay, as the net status reports it (`latency_ms`).
-    public struct StatusSample: Sendable, Hashable {
-        public var second: Int
-        public var latency: Duration
-        public var playing: Bool
-    }
-
     /// Replays a recorded arrival trace (docs/arrival-trace.md) through the player's play-out stage on a
     /// virtual clock: each read's packets arrive at the time the real play loop took them. Returns the
-    /// buffer latency at every whole second up to `duration`, and the events the player reported.
+    /// buffer latency and rate at every whole second up to `duration`, and the events the player reported.
     public static func replay(
         _ reads: [ArrivalRead], parameters: LatencyParameters, duration: Duration, step: Duration = .milliseconds(10)
-    ) -> (samples: [StatusSample], events: [PlayEvent]) {
+    ) -> (samples: [RunSample], events: [PlayEvent]) {
         let clock = VirtualClock()
         var events: [PlayEvent] = []
         let playback = PacketPlayback(
             configuration: LivePlayConfiguration(decodes: false, latency: parameters), clock: clock
         ) { events.append($0) }
-        var samples: [StatusSample] = []
+        var samples: [RunSample] = []
+        // Media that arrived soonest after it was made arrived on time: the source's clock, for end-to-end latency.
+        let onTime = reads.flatMap { read in read.packets.map { read.milliseconds - $0.dts } }.min() ?? 0
         var next = 0
         var now = Duration.zero
         while now <= duration {
@@ -240,9 +235,10 @@ public enum PlaybackSimulator {
             if now >= .seconds(1), now.milliseconds % 1000 == 0 {
                 let engine = playback.engine
                 samples.append(
-                    StatusSample(
+                    RunSample(
                         second: Int(now.milliseconds / 1000), latency: engine.bufferLatency,
-                        playing: engine.state == .playing))
+                        playing: engine.state == .playing, rate: engine.rate,
+                        endToEnd: engine.position.map { now - .milliseconds($0.milliseconds + onTime) }))
             }
             now += step
         }
