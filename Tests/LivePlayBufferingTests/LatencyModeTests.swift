@@ -38,6 +38,20 @@ import Testing
         #expect(late.max()! < .milliseconds(1300))
     }
 
+    /// Issue 15's long drift case: an encoder clock 0.5 % fast for five minutes (1.5 s of surplus media).
+    @Test(arguments: LatencyMode.allCases) func aFastSourceForFiveMinutesDoesNotAccumulate(_ mode: LatencyMode) {
+        let figures = PlaybackSimulator.run(NetworkTrace.make(.fastSource, duration: .seconds(300)), parameters: .preset(mode))
+        #expect(figures.stutters == 0)
+        let early = figures.latencies.filter { $0.at > .seconds(20) && $0.at < .seconds(30) }.map(\.latency)
+        let late = figures.latencies.filter { $0.at > .seconds(290) }.map(\.latency)
+        if mode == .smooth {
+            // Played at 1.0× always: the surplus builds up to twice the cache, then whole GOPs are shed.
+            #expect(late.max()! <= .seconds(10))
+        } else {
+            #expect(late.max()! - early.max()! < .milliseconds(100), "\(mode): latency must not accumulate")
+        }
+    }
+
     @Test func speedCatchesUpAfterAGOPCacheBurstWithoutStutter() {
         let figures = Self.run(.gopCacheBurst, .preset(.speed))
         #expect(figures.stutters == 0)

@@ -135,4 +135,47 @@ import Testing
         let speed = try #require(runs["speed"]).comparison.real
         #expect((speed.recovery ?? .zero) <= .seconds(5), "speed back near 1 s: \(speed.recovery as Any)")
     }
+
+    /// Speed with a 0.2 s cache (`--min-cache 0.2 --max-cache 0.2`): at most 0.3 s end to end before the stall,
+    /// and again within 10 s after it.
+    @Test func speedAtAFifthOfASecond() async throws {
+        var parameters = LatencyParameters.preset(.speed)
+        parameters.minAutoAdjustCacheTime = .milliseconds(200)
+        parameters.maxAutoAdjustCacheTime = .milliseconds(200)
+        let runs = try await Self.play(.stall3s, modes: [("speed 0.2 s", parameters)])
+        let statuses = try #require(runs["speed 0.2 s"]).recording.statuses
+        let endToEnd = statuses.map { ($0.elapsedMilliseconds, $0.endToEndLatencyMilliseconds ?? 99_999) }
+        // Started behind by the GOP the server had cached; caught up at 1.2× before the stall at 6 s.
+        let before = endToEnd.filter { $0.0 >= 4_000 && $0.0 < 6_000 }
+        #expect(!before.isEmpty && before.allSatisfy { $0.1 <= 300 }, "\(endToEnd)")
+        let after = endToEnd.filter { $0.0 >= 9_000 + 10_000 }
+        #expect(!after.isEmpty && after.allSatisfy { $0.1 <= 300 }, "\(endToEnd)")
+        #expect(try #require(runs["speed 0.2 s"]).comparison.real.stutters == 1)
+    }
+
+    /// The speed target on nginx-rtmp (no GOP cache; RTMP through librtmp): a 3 s stall of the connection.
+    @Test func speedOnNginxRTMPThroughAThreeSecondStall() async throws {
+        if let reason = NginxRTMPServer.unavailableReason {
+            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("nginx-rtmp is required under CI: \(reason)") }
+            return
+        }
+        let server = try NginxRTMPServer()
+        let publisher = try FFmpegPublisher(file: Self.demo, url: server.url(stream: "demo"))
+        defer {
+            publisher.stop()
+            server.stop()
+        }
+        try await Task.sleep(for: .seconds(2))  // ffmpeg has published
+        let scenario = NetworkScenario.stall3s
+        let recordings = try await scenario.record(
+            upstreamPort: Int(server.port), scheme: "rtmp", path: "/live/demo", modes: [.preset(.speed)])
+        let recording = try #require(recordings.first)
+        let comparison = RunComparison(recording, parameters: .preset(.speed), impairments: scenario.impairments)
+        print(comparison.real.row("3 s stall, nginx-rtmp", "speed (real)"))
+        print(comparison.replayed.row("3 s stall, nginx-rtmp", "speed (replay)"))
+        #expect(comparison.disagreements.isEmpty, "\(comparison.disagreements)")
+        #expect(comparison.real.stutters == 1, "\(recording.codes)")
+        let recovery = try #require(comparison.real.recovery)
+        #expect(recovery <= .seconds(5), "back near 1 s within 5 s of the stall's end: \(recovery)")
+    }
 }
