@@ -37,11 +37,14 @@ public struct ArrivalRead: Sendable, Hashable, Codable {
     /// Media bytes the read carried (FLV bytes, or RTMP messages counted as FLV tags).
     public var bytes: Int
     public var packets: [Packet]
+    /// The connection the read came on, counting from 1 (a reconnect starts the next); absent in older traces.
+    public var connection: Int?
 
-    public init(milliseconds: Int64, bytes: Int, packets: [Packet]) {
+    public init(milliseconds: Int64, bytes: Int, packets: [Packet], connection: Int? = nil) {
         self.milliseconds = milliseconds
         self.bytes = bytes
         self.packets = packets
+        self.connection = connection
     }
 }
 

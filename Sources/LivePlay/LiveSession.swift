@@ -227,7 +227,10 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             let takenAt = elapsed
             elements.forEach(take)
             if let arrivalTap {
-                arrivalTap.arrived(ArrivalRead(milliseconds: takenAt.milliseconds, bytes: byteCount, packets: readPackets))
+                arrivalTap.arrived(
+                    ArrivalRead(
+                        milliseconds: takenAt.milliseconds, bytes: byteCount, packets: readPackets,
+                        connection: reporter.connectionCount))
                 readPackets.removeAll(keepingCapacity: true)
             }
         case .slowLink(let goodput):

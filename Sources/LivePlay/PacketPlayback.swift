@@ -37,6 +37,11 @@ public final class PacketPlayback<C: Clock> where C.Duration == Duration {
         playOut.take(.play(packet))
     }
 
+    /// A new connection begins: what follows is its media (a stall under way was the connection's loss).
+    public func beginConnection() {
+        playOut.beginConnection()
+    }
+
     /// No more packets will arrive: what is buffered is played out, then playback ends.
     public func endOfInput() {
         playOut.finish(.ended)

@@ -65,6 +65,8 @@ final class PlayOut {
             && buffer.byteCount < buffer.limits.bytes / 2
     }
 
+    /// Media of the current connection has reached the engine.
+    private var connectionMedia = false
     var droppedFrames: Int { engine.buffer.droppedVideoFrames + presenter.droppedVideoFrames }
 
     func playOnDemand() {
@@ -78,6 +80,7 @@ final class PlayOut {
         transportFinished = false
         videoDrained = false
         sawFrame = false
+        connectionMedia = false
     }
 
     /// What the intake stage passed on: packets, configurations, what the stream announced.
@@ -109,6 +112,10 @@ final class PlayOut {
 
     /// A packet to play, into the jitter buffer.
     func play(_ packet: EncodedPacket, at now: Duration) {
+        if !connectionMedia {
+            connectionMedia = true
+            engine.connectionRestarted()
+        }
         for action in engine.receive(packet, at: now) {
             if case .skipped(let removed, let dropped) = action {
                 reporter.report(Reports.shedAtLimit(removed: removed, dropped: dropped))

@@ -68,6 +68,8 @@ public struct PlaybackEngine: Sendable {
     private var backlog = ArrivalBacklog()
     /// When resuming began to wait for an outage's backlog to land.
     private var holdingSince: Duration?
+    /// What the stall under way added to the target (auto), until playback begins again.
+    private var stallRaise: Duration?
     /// Any video arrived (keyframe or not): then playback waits for a keyframe, never starts on audio.
     private var sawVideo = false
     private var lastArrival: Duration?
@@ -179,6 +181,7 @@ public struct PlaybackEngine: Sendable {
                 // An outage's backlog is arriving at link speed: resuming now would see only part of it.
             } else if loaded || (inputEnded && !buffer.isEmpty) {
                 holdingSince = nil
+                stallRaise = nil
                 if hasStarted, parameters.autoAdjustCacheTime { resumeAtTarget(into: &actions) }
                 state = .playing
                 let stalled = stalledSince.map { now - $0 }
@@ -198,7 +201,9 @@ public struct PlaybackEngine: Sendable {
                 state = .loading
                 stalledSince = now - Duration.seconds(((position - edge).seconds) / rate)
                 if parameters.autoAdjustCacheTime {
-                    target = clampTarget(target + parameters.rebufferIncrement)
+                    let raised = clampTarget(target + parameters.rebufferIncrement)
+                    stallRaise = raised - target
+                    target = raised
                 }
                 setRate(1.0, into: &actions)
                 actions.append(.loading(buffered: .zero))
@@ -209,6 +214,15 @@ public struct PlaybackEngine: Sendable {
         }
         release(into: &actions)
         return actions
+    }
+
+    /// Media of a new connection arrived. A stall under way was the connection's loss, not the network's jitter:
+    /// auto takes back what the stall added to its target (a reset and a reconnect to a GOP cache say nothing
+    /// about how much cache the link needs).
+    public mutating func connectionRestarted() {
+        guard state == .loading, let raised = stallRaise else { return }
+        target = clampTarget(target - raised)
+        stallRaise = nil
     }
 
     /// Holds playback where it is (TXLivePlayer's `pause`); the buffer keeps filling within its limits.

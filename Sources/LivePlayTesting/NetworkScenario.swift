@@ -20,8 +20,27 @@ public struct NetworkScenario: Sendable {
         self.impairments = impairments
     }
 
-    /// The demo stream's bitrate (640×360 H.264 + AAC), for the bandwidth case.
+    /// The demo stream the cases play (the CLI's built-in demo: 640×360 25 fps H.264 with a 1 s GOP, AAC).
+    public static let demoPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../liveplay/Resources/demo.flv").standardized.path
+    /// The demo stream's bitrate, for the bandwidth case.
     public static let demoKilobitsPerSecond = 353
+
+    /// Serves the demo stream from the lab's GOP-cached HTTP-FLV server (`/live.flv`) until `body` returns.
+    public static func withDemoServer<T>(_ body: (_ port: Int) async throws -> T) async throws -> T {
+        var logger = Logger(label: "scenario")
+        logger.logLevel = .critical
+        let server = try LiveFLVServer(path: demoPath, configuration: .init(port: 0, threads: 1), logger: logger)
+        let port = try await server.start()
+        do {
+            let result = try await body(port)
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
 
     public static let stall3s = NetworkScenario(
         name: "3 s stall", timeline: "at=6s stall=3s", duration: .seconds(24), impairments: [.seconds(6) ... .seconds(9)])

@@ -228,6 +228,7 @@ public enum PlaybackSimulator {
         while now <= duration {
             clock.advance(to: VirtualClock.Instant(offset: now))
             while next < reads.count, Duration.milliseconds(reads[next].milliseconds) <= now {
+                if next > 0, reads[next].connection != reads[next - 1].connection { playback.beginConnection() }
                 for packet in reads[next].packets { playback.receive(packet.encodedPacket) }
                 next += 1
             }
@@ -281,6 +282,23 @@ public enum PlaybackSimulator {
                         + "\(format(figures.meanLatency)) | \(format(figures.p95Latency)) | \(recovery) | "
                         + "\(figures.droppedFrames) | \(figures.arrivalGapWarnings) | \(format(figures.timeOffNormalRate)) | "
                         + "\(String(format2: figures.maximumRate)) |")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The table of every mode and fixed caches of 1…5 s replayed on recorded traces, in Markdown.
+    public static func table(traces fixtures: [TraceFixture]) -> String {
+        var modes: [(String, LatencyParameters)] = LatencyMode.allCases.map { ($0.rawValue, .preset($0)) }
+        modes += (1...5).map { ("fixed \($0) s", .fixed(.seconds($0))) }
+        var lines = RunFigures.header
+        for fixture in fixtures {
+            for (name, parameters) in modes {
+                let duration = Duration.seconds(fixture.samples.map(\.second).max() ?? 0)
+                let replay = replay(fixture.arrivals, parameters: parameters, duration: duration)
+                let figures = RunFigures(
+                    samples: replay.samples, events: replay.events, impairments: fixture.scenario.impairments)
+                lines.append(figures.row(fixture.scenario.name, name))
             }
         }
         return lines.joined(separator: "\n")

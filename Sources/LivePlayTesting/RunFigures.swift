@@ -1,7 +1,7 @@
 public import LivePlay
 
 /// What the player reported at one whole second of a run, real (its net status) or replayed.
-public struct RunSample: Sendable, Hashable {
+public struct RunSample: Sendable, Hashable, Codable {
     public var second: Int
     /// Buffer latency (`latency_ms`).
     public var latency: Duration

@@ -13,22 +13,15 @@ import Testing
     static let modes: [(name: String, parameters: LatencyParameters)] = LatencyMode.allCases.map {
         ($0.rawValue, .preset($0))
     }
-    static let demo = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../Sources/liveplay/Resources/demo.flv").standardized.path
-
-    static func server() async throws -> (LiveFLVServer, Int) {
-        let server = try LiveFLVServer(
-            path: demo, configuration: .init(port: 0, threads: 1), logger: LabSessionTests.quiet())
-        return (server, try await server.start())
-    }
+    static let demo = NetworkScenario.demoPath
 
     /// Plays `scenario` in every mode at once and checks the replay agrees; returns the comparisons by mode name.
     static func play(
         _ scenario: NetworkScenario, modes: [(name: String, parameters: LatencyParameters)] = modes
     ) async throws -> [String: (recording: SessionRecording, comparison: RunComparison)] {
-        let (server, port) = try await server()
-        let recordings = try await scenario.record(upstreamPort: port, modes: modes.map(\.parameters))
-        await server.stop()
+        let recordings = try await NetworkScenario.withDemoServer { port in
+            try await scenario.record(upstreamPort: port, modes: modes.map(\.parameters))
+        }
         var results: [String: (SessionRecording, RunComparison)] = [:]
         print(RunFigures.header.joined(separator: "\n"))
         for ((name, parameters), recording) in zip(modes, recordings) {
