@@ -73,9 +73,12 @@ public struct NetworkScenario: Sendable {
     /// Plays the case once for each of `modes` at the same time, each on its own connection through one proxy in
     /// front of `upstreamPort`, and records each session with its arrivals.
     ///
-    /// - Parameter path: the stream's path and query on the upstream server (`/live.flv`, `/live/demo` for RTMP).
+    /// - Parameters:
+    ///   - path: the stream's path and query on the upstream server (`/live.flv`, `/live/demo` for RTMP).
+    ///   - sinks: a sink for the run of the mode at the same index (the pictures and sound it was handed).
     public func record(
-        upstreamPort: Int, scheme: String = "http", path: String = "/live.flv", modes: [LatencyParameters]
+        upstreamPort: Int, scheme: String = "http", path: String = "/live.flv", modes: [LatencyParameters],
+        sinks: [RecordingSink] = []
     ) async throws -> [SessionRecording] {
         var logger = Logger(label: "scenario")
         logger.logLevel = .critical
@@ -87,8 +90,9 @@ public struct NetworkScenario: Sendable {
             for (index, parameters) in modes.enumerated() {
                 group.addTask {
                     let configuration = LivePlayConfiguration(latency: parameters)
+                    let sink = index < sinks.count ? sinks[index] : nil
                     return (index, await SessionRecording.record(
-                        url, configuration: configuration, limit: duration, recordsArrivals: true))
+                        url, configuration: configuration, limit: duration, sink: sink, recordsArrivals: true))
                 }
             }
             var results: [(Int, SessionRecording)] = []

@@ -174,7 +174,8 @@ public final class RecordingSink: VideoSink, AudioSink, @unchecked Sendable {
             else { continue }
             let (earlier, later) = (pictures[after - 1], pictures[after])
             let span = Double(later.timing.pts.milliseconds - earlier.timing.pts.milliseconds)
-            guard span > 0, span <= 200 else { continue }  // not across a skip or a stall
+            // Not across a skip (media time) or a stall (wall time).
+            guard span > 0, span <= 200, later.at - earlier.at <= .milliseconds(200) else { continue }
             let fraction = Double(sound.pts.milliseconds - earlier.timing.pts.milliseconds) / span
             let shown = earlier.at + (later.at - earlier.at) * fraction
             offsets.append((shown - sound.at).milliseconds)

@@ -171,4 +171,23 @@ import Testing
         let recovery = try #require(comparison.real.recovery)
         #expect(recovery <= .seconds(5), "back near 1 s within 5 s of the stall's end: \(recovery)")
     }
+
+    /// Sound and picture of the same instant leave for their sinks within ±45 ms of each other through every
+    /// catch-up: speed and auto under 70 % bandwidth play at up to 1.2× (time-stretched sound) between stalls.
+    @Test func soundAndPictureStayTogetherThroughCatchUps() async throws {
+        let sinks = [RecordingSink(), RecordingSink()]
+        let recordings = try await NetworkScenario.withDemoServer { port in
+            try await NetworkScenario.bandwidth70.record(
+                upstreamPort: port, modes: [.preset(.speed), .preset(.auto)], sinks: sinks)
+        }
+        for (name, (recording, sink)) in zip(["speed", "auto"], zip(recordings, sinks)) {
+            #expect(recording.codes.contains(2007), "\(name) stalled under 70 % bandwidth: \(recording.codes)")
+            let fast = sink.sounds.filter { $0.rate > 1.0 }.count
+            let offsets = sink.audioVideoOffsets()
+            let worst = offsets.map { abs($0) }.max() ?? .max
+            print("A/V, 70 % bandwidth, \(name): \(offsets.count) sound blocks (\(fast) at a rate over 1), worst \(worst) ms")
+            #expect(offsets.count > 500 && fast > 50)
+            #expect(worst <= 45, "\(name): \(offsets.enumerated().filter { abs($0.element) > 45 })")
+        }
+    }
 }
