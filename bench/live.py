@@ -386,22 +386,26 @@ def start_proxy():
     raise RuntimeError("proxy did not start")
 
 
-def stamped_lines(command, seconds):
-    """(seconds since spawn, wall ms, line) for each stdout line, for `seconds`."""
+def stamped_lines(command, seconds, stderr=False, environment=None):
+    """(seconds since spawn, wall ms, line) for each stdout (or stderr) line, for `seconds`; a carriage return
+    ends a line too (ffplay rewrites its status line)."""
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                               start_new_session=True)
+    pipes = {"stdout": subprocess.DEVNULL, "stderr": subprocess.PIPE} if stderr else \
+        {"stdout": subprocess.PIPE, "stderr": subprocess.DEVNULL}
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, start_new_session=True,
+                               env=dict(os.environ, **(environment or {})), **pipes)
+    stream = process.stderr if stderr else process.stdout
     lines = []
     buffer = b""
     try:
         while time.perf_counter() - start < seconds:
-            ready, _, _ = select.select([process.stdout], [], [], 0.5)
+            ready, _, _ = select.select([stream], [], [], 0.5)
             if not ready:
                 continue
-            chunk = os.read(process.stdout.fileno(), 65536)
+            chunk = os.read(stream.fileno(), 65536)
             if not chunk:
                 break
-            buffer += chunk
+            buffer += chunk.replace(b"\r", b"\n")
             *complete, buffer = buffer.split(b"\n")
             now = time.perf_counter() - start
             wall = time.time() * 1000
@@ -412,14 +416,46 @@ def stamped_lines(command, seconds):
     return lines
 
 
+# Peers' playback position in stream seconds, from what each prints while playing: mpv through a Lua timer,
+# ffplay's status line (its master clock: the audio it has played; SDL's dummy audio driver, no display; the
+# low-latency flags its users pass), GStreamer's fakesink printing each buffer as it renders it (sync=true).
+PEERS = {
+    "ffplay": (["ffplay", "-nodisp", "-fflags", "nobuffer", "-flags", "low_delay", "-framedrop"],
+               rb"^\s*([0-9]+\.[0-9]+) (?:M-A|M-V|A-V)", True),
+    "gstreamer": (["gst-launch-1.0", "-v", "souphttpsrc", "is-live=true", "location={url}", "!", "flvdemux", "name=d",
+                   "d.video", "!", "queue", "!", "h264parse", "!", "avdec_h264", "!", "fakesink", "sync=true",
+                   "silent=false"], rb"pts: ([0-9]+):([0-9]+):([0-9.]+)", False),
+}
+
+
+def peer_points(name, url, pair):
+    """(seconds since start, end-to-end ms) of a peer player through the proxy."""
+    arguments, pattern, on_stderr = PEERS[name]
+    command = [a.replace("{url}", url) for a in arguments] + ([] if "{url}" in " ".join(arguments) else [url])
+    points, last = [], -1.0
+    for now, wall, line in stamped_lines(command, PLOT_SECONDS, stderr=on_stderr,
+                                         environment={"SDL_AUDIODRIVER": "dummy"}):
+        match = re.search(pattern, line)
+        if not match or not pair or now - last < 0.25:
+            continue
+        groups = [float(g) for g in match.groups()]
+        position = groups[0] if len(groups) == 1 else groups[0] * 3600 + groups[1] * 60 + groups[2]
+        sent = pair[0] + (position * 1000 - pair[1])
+        points.append((round(now, 3), round(wall - sent)))
+        last = now
+    return points
+
+
 def measure_plot():
     series = {}
-    for mode in ("auto", "speed", "smooth", "mpv"):
+    for mode in ("auto", "speed", "smooth", "mpv", "ffplay", "gstreamer"):
         log(f"stall plot: {mode}")
         proxy, port = start_proxy()
         url = f"http://127.0.0.1:{port}/live.flv"
         try:
-            if mode == "mpv":
+            if mode in PEERS:
+                series[mode] = peer_points(mode, url, wall_clock_pair(LAB))
+            elif mode == "mpv":
                 script = f"{WORK}/latency.lua"
                 with open(script, "w") as handle:
                     handle.write(MPV_LUA)
@@ -460,9 +496,10 @@ def plot(series, path):
     for name, points in series.items():
         xs = [p[0] for p in points if p[1] is not None]
         ys = [p[1] / 1000 for p in points if p[1] is not None]
-        axes.plot(xs, ys, marker="." if name != "mpv" else None, label=name)
+        axes.plot(xs, ys, marker="." if name.startswith("liveplay") else None, label=name)
     axes.set_xlabel("seconds since the player started (stall at 5–8 s of its connection)")
     axes.set_ylabel("end-to-end latency, s")
+    axes.set_ylim(0, 6)
     axes.set_title("720p30 from the lab through a 3 s stall")
     axes.grid(True, alpha=0.3)
     axes.legend(fontsize=8)
@@ -625,10 +662,39 @@ def report(scale, series):
         out(f"| {name} | {fmt.format(value) if value is not None else 'not measured'} | "
             f"{verdict(test(value) if value is not None else None)} |")
     out("")
+    if series:
+        out("### Latency through a 3 s stall (at 5–8 s of the connection), end to end, s — lower is better")
+        out("")
+        out("| player | before the stall | highest after it | after its end, back to ≤ 1.2 s for good | at the end |")
+        out("|---|---|---|---|---|")
+        for name, row in stall_rows(series):
+            out(f"| {name} | " + " | ".join(row) + " |")
+        out("")
     if notes:
         out("Notes from this run: " + "; ".join(dict.fromkeys(notes)) + ".")
         out("")
     return "\n".join(lines)
+
+
+def stall_rows(series, stall_end=8.0, bound=1.2):
+    """Per player: median latency 2–5 s, the highest after the stall's end, how long after it the latency got to
+    at most `bound` and stayed there, and the last value."""
+    rows = []
+    for name, points in series.items():
+        values = [(p[0], p[1] / 1000) for p in points if p[1] is not None]
+        before = sorted(v for t, v in values if 2 <= t < 5)
+        after = [(t, v) for t, v in values if t >= stall_end]
+        if not before or not after:
+            rows.append((name, ["—"] * 4))
+            continue
+        back = None
+        for index, (t, v) in enumerate(after):
+            if all(w <= bound for _, w in after[index:]):
+                back = t - stall_end
+                break
+        rows.append((name, [f"{before[len(before) // 2]:.2f}", f"{max(v for _, v in after):.2f}",
+                            "never" if back is None else f"{back:.1f} s", f"{after[-1][1]:.2f}"]))
+    return rows
 
 
 def main():
