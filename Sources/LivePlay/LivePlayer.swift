@@ -163,6 +163,12 @@ public final class LivePlayer: @unchecked Sendable {
         lock.withLock { control }?.pause()
     }
 
+    /// Goes to the live edge now, dropping the buffer to its newest keyframe (reported by
+    /// `LIVEPLAY_EVT_CATCH_UP_SKIP`); only while a live stream plays.
+    public func goToLiveEdge() {
+        lock.withLock { control }?.goToLiveEdge()
+    }
+
     /// Resumes at the newest media, as TXLivePlayer does for live streams; media on demand resumes where it
     /// paused.
     public func resume() {

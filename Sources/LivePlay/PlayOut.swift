@@ -164,6 +164,12 @@ final class PlayOut {
         default:
             break
         }
+        if control.takeLiveEdgeRequest(), !onDemand {
+            for case .skipped(let removed, let dropped) in engine.jumpToLiveEdge() {
+                reporter.count { $0.caughtUp() }
+                Reports.skipped(removed: removed, dropped: dropped).forEach(reporter.report)
+            }
+        }
         // Media on demand plays at 1.0× from its start: the live latency modes do not apply.
         guard let latency = control.takeLatency(), latency != engine.parameters, !onDemand else { return }
         let previous = engine.parameters

@@ -11,6 +11,7 @@ public final class PlaybackControl: @unchecked Sendable {
     private var pendingLatency: LatencyParameters?
     private var pendingPause: Bool?
     private var pendingSeek: Duration?
+    private var pendingLiveEdge = false
     private var pendingVideoSink: SinkChange<any VideoSink>?
     private var pendingAudioSink: SinkChange<any AudioSink>?
     private var storedVolume = 100
@@ -39,6 +40,19 @@ public final class PlaybackControl: @unchecked Sendable {
     /// Resumes at the newest media (live `resume`), reported as `LIVEPLAY_EVT_RESUMED` then `PLAY_BEGIN`.
     public func resume() {
         lock.withLock { pendingPause = false }
+    }
+
+    /// Goes to the live edge now: the buffer is dropped to its newest keyframe (`LIVEPLAY_EVT_CATCH_UP_SKIP`,
+    /// 9003, with `PLAY_WARNING_VIDEO_DISCONTINUITY`). A stream on demand, or one paused or loading, ignores it.
+    public func goToLiveEdge() {
+        lock.withLock { pendingLiveEdge = true }
+    }
+
+    func takeLiveEdgeRequest() -> Bool {
+        lock.withLock {
+            defer { pendingLiveEdge = false }
+            return pendingLiveEdge
+        }
     }
 
     /// Moves media on demand to `position` (from the start of the media): playback goes on from the keyframe

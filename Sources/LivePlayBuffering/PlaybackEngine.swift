@@ -254,6 +254,16 @@ public struct PlaybackEngine: Sendable {
         return actions
     }
 
+    /// Goes to the live edge now (a viewer's “go live”): the buffer is dropped to its newest keyframe, whole
+    /// GOPs before decoding, and playback goes on from there. Only while playing a live stream.
+    public mutating func jumpToLiveEdge() -> [PlaybackAction] {
+        guard !isPaused, state == .playing, let from = position else { return [] }
+        let before = buffer.droppedVideoFrames
+        guard buffer.skip(keeping: .zero) > .zero, let oldest = buffer.oldest, oldest > from else { return [] }
+        position = oldest
+        return [.skipped(removed: oldest - from, droppedVideoFrames: buffer.droppedVideoFrames - before)]
+    }
+
     /// Media missing between the position and the oldest packet (a reconnect's gap, already reported
     /// as a discontinuity) is not waited through: the position moves to the oldest packet.
     private mutating func skipGap() {

@@ -383,6 +383,33 @@ extension PlaybackEngineResumeTests {
     }
 }
 
+extension PlaybackEngineResumeTests {
+    /// `l` in the window: while playing 3 s behind (smooth), the buffer drops to its newest keyframe at once.
+    @Test func goingToTheLiveEdgeDropsTheBufferToItsNewestKeyframe() throws {
+        var engine = PlaybackEngine(parameters: .preset(.smooth))
+        var now = Duration.zero
+        var frame: Int64 = 0
+        while now < .seconds(10) {
+            while Duration.milliseconds(frame * 1000 / 30) <= now {
+                _ = engine.receive(Self.packet(frame * 1000 / 30, key: frame % 30 == 0), at: now)
+                frame += 1
+            }
+            _ = engine.advance(to: now)
+            now += .milliseconds(10)
+        }
+        #expect(engine.state == .playing && engine.bufferLatency > .milliseconds(4500))
+        let actions = engine.jumpToLiveEdge()
+        guard case .skipped(let removed, let dropped)? = actions.first else {
+            Issue.record("no skip: \(actions)")
+            return
+        }
+        // 4 s of 30 fps, less the 150 ms look-ahead already released to the decoder.
+        #expect(removed > .seconds(4) && dropped >= 110, "\(removed), \(dropped) frames")
+        #expect(engine.bufferLatency < .seconds(1), "at the newest keyframe, at most a GOP behind the edge")
+        #expect(engine.jumpToLiveEdge().isEmpty, "already there")
+    }
+}
+
 @Suite struct PlaybackEngineVideoWaitTests {
     /// Audio from t = 0, the first video keyframe only at `keyframeAt` (a server without a GOP cache).
     static func run(expectsVideo: Bool, keyframeAt: Duration) -> (begin: Duration?, firstVideoReleased: Duration?) {
