@@ -13,6 +13,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "LivePlay", targets: ["LivePlay"]),
+        .library(name: "LivePlayWindow", targets: ["LivePlayWindow"]),
         .library(name: "LivePlayTesting", targets: ["LivePlayTesting"]),
         .library(name: "LivePlayLab", targets: ["LivePlayLab"]),
         .library(name: "LivePlayFuzzing", targets: ["LivePlayFuzzing"]),
@@ -32,6 +33,12 @@ let package = Package(
             name: "CFFmpeg",
             pkgConfig: "libavcodec",
             providers: [.apt(["libavcodec-dev", "libavutil-dev"])]
+        ),
+        // SDL2 (`libsdl2-dev`) by its header path and library name: sdl2.pc's Cflags carry `-D_REENTRANT`, which
+        // SwiftPM rejects with a warning on every build (.ci/setup checks `pkg-config --exists sdl2`).
+        .systemLibrary(
+            name: "CSDL2",
+            providers: [.apt(["libsdl2-dev"])]
         ),
         .systemLibrary(
             name: "CRTMP",
@@ -74,6 +81,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(name: "LivePlayWindow", dependencies: ["LivePlay", "CSDL2"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "liveplay",
             dependencies: [
@@ -178,6 +186,11 @@ let package = Package(
         .testTarget(
             name: "LivePlayTests",
             dependencies: ["LivePlay", "LivePlayTesting", "LivePlayFLV", "LivePlayDecode", "LivePlayTransport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LivePlayWindowTests",
+            dependencies: ["LivePlayWindow", "LivePlay", "LivePlayTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

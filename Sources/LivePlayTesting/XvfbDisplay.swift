@@ -1,0 +1,68 @@
+import Foundation
+
+/// A virtual X display (Debian's `xvfb`) on a free display number, for window tests without a desktop: Xvfb
+/// picks the number itself (`-displayfd`) and the test sets `DISPLAY` to it. Stopped by ``stop()``.
+public final class XvfbDisplay: @unchecked Sendable {
+    /// `:N`, for `DISPLAY`.
+    public let name: String
+    private let process: Process
+
+    /// Why no Xvfb can start here (not installed), or nil.
+    public static var unavailableReason: String? {
+        ExternalTool.find("Xvfb") == nil ? "Xvfb is not installed (Debian's xvfb)" : nil
+    }
+
+    public init(width: Int = 1280, height: Int = 720) throws {
+        guard let xvfb = ExternalTool.find("Xvfb") else { throw LoopbackError("Xvfb not found on PATH") }
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: xvfb)
+        process.arguments = ["-displayfd", "1", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try ChildProcess.run(process)
+        // Xvfb writes the display number and a newline once it accepts clients.
+        var text = ""
+        let deadline = Date().addingTimeInterval(10)
+        while !text.contains("\n"), Date() < deadline {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            text += String(decoding: data, as: UTF8.self)
+        }
+        guard let number = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            ChildProcess.terminate(process, signal: SIGTERM)
+            throw LoopbackError("Xvfb did not report a display (\(text))")
+        }
+        name = ":\(number)"
+    }
+
+    deinit { stop() }
+
+    public func stop() {
+        ChildProcess.terminate(process, signal: SIGTERM)
+    }
+
+    /// Runs `xdotool ARGUMENTS` on this display and returns its output.
+    @discardableResult
+    public func xdotool(_ arguments: [String]) throws -> String {
+        guard let tool = ExternalTool.find("xdotool") else { throw LoopbackError("xdotool not found (Debian's xdotool)") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(["DISPLAY": name]) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Sends `key` (an X keysym name: `space`, `q`, `2`) to the first window whose title contains `title`.
+    public func press(_ key: String, inWindowNamed title: String) throws {
+        let ids = try xdotool(["search", "--name", title]).split(separator: "\n")
+        guard let id = ids.first else { throw LoopbackError("no window named \(title)") }
+        try xdotool(["key", "--window", String(id), key])
+    }
+}

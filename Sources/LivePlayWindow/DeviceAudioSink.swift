@@ -1,0 +1,71 @@
+internal import CSDL2
+import Foundation
+public import LivePlay
+
+/// Plays sound through the sound device with SDL2's audio (PulseAudio, PipeWire or ALSA, whichever SDL finds;
+/// `SDL_AUDIODRIVER=disk` writes what the device was given to `SDL_DISKAUDIOFILE` instead).
+///
+/// It reports what it holds unplayed (``unplayedDuration``), so the player follows the device: the sound is the
+/// master clock and pictures are shown against what is heard, and the time-stretched sound of a catch-up is what
+/// the device plays. Volume and mute are applied by the player to the samples (with a ramp, no click) before they
+/// arrive here. The device opens at the first sound's rate and channel count and reopens if they change.
+///
+/// `@unchecked Sendable`: the device and its format are touched under `lock` (the play loop queues; SDL's own
+/// audio thread pulls from the queue under the device's lock).
+public final class DeviceAudioSink: AudioSink, @unchecked Sendable {
+    private let lock = NSLock()
+    private var device: SDL_AudioDeviceID = 0
+    private var format: (sampleRate: Int, channels: Int)?
+    /// The device's own buffer, in frames: sound already taken from the queue but not yet heard.
+    private var deviceFrames = 0
+
+    /// Initialises SDL's audio; the device opens with the first sound.
+    public init() throws(WindowError) {
+        guard SDL_InitSubSystem(SDL_INIT_AUDIO) == 0 else { throw .sdl(.sound, "cannot use the sound system") }
+    }
+
+    deinit { close() }
+
+    public func play(_ audio: AudioSamples) {
+        lock.withLock {
+            if format.map({ $0 != (audio.sampleRate, audio.channels) }) ?? true { open(audio.sampleRate, audio.channels) }
+            guard device != 0 else { return }
+            audio.samples.withUnsafeBytes { bytes in
+                _ = SDL_QueueAudio(device, bytes.baseAddress, UInt32(bytes.count))
+            }
+        }
+    }
+
+    public var unplayedDuration: Duration? {
+        lock.withLock {
+            guard device != 0, let format else { return .zero }
+            let bytesPerFrame = format.channels * MemoryLayout<Float>.size
+            let frames = Int(SDL_GetQueuedAudioSize(device)) / bytesPerFrame + deviceFrames
+            return .seconds(Double(frames) / Double(format.sampleRate))
+        }
+    }
+
+    /// Stops the sound and closes the device.
+    public func close() {
+        lock.withLock {
+            if device != 0 { SDL_CloseAudioDevice(device) }
+            device = 0
+            format = nil
+        }
+    }
+
+    private func open(_ sampleRate: Int, _ channels: Int) {
+        if device != 0 { SDL_CloseAudioDevice(device) }
+        var wanted = SDL_AudioSpec()
+        wanted.freq = Int32(sampleRate)
+        wanted.format = liveplay_sdl_audio_f32()
+        wanted.channels = UInt8(clamping: channels)
+        // About 23 ms at 44.1 kHz: small, so the queue (which the player keeps short) is most of what is held.
+        wanted.samples = 1024
+        var obtained = SDL_AudioSpec()
+        device = SDL_OpenAudioDevice(nil, 0, &wanted, &obtained, 0)
+        format = (sampleRate, channels)
+        deviceFrames = device == 0 ? 0 : Int(obtained.samples)
+        if device != 0 { SDL_PauseAudioDevice(device, 0) }
+    }
+}

@@ -1,0 +1,219 @@
+internal import CSDL2
+import Foundation
+public import LivePlay
+
+/// What went wrong opening the window or the sound device.
+public struct WindowError: Error, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        /// No display to open a window on (neither `DISPLAY` nor `WAYLAND_DISPLAY`), or SDL could not use it.
+        case noDisplay = "no_display"
+        case sound
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+
+    /// SDL's last error, after `what`.
+    static func sdl(_ code: Code, _ what: String) -> WindowError {
+        WindowError(code, "\(what): \(String(cString: SDL_GetError()))")
+    }
+}
+
+/// A desktop window that shows what the player presents: a ``VideoSink`` whose pictures are drawn by SDL2 on a
+/// thread of its own, scaled by the frame's render mode and rotation, with live controls on the keyboard.
+///
+/// The player calls ``present(_:timing:)`` at each picture's presentation time; the picture (libavcodec's
+/// buffer, no copy) goes to the window thread, which uploads its planes as they are — a YUV texture for
+/// `yuv420p`/`yuvj420p` and `nv12`, converted to RGB only for other formats — and draws it at once.
+///
+/// `@unchecked Sendable`: the mailbox, requests and state the play loop and the window thread share are read and
+/// written under `lock`; SDL objects are touched on the window thread only.
+public final class PlayerWindow: VideoSink, @unchecked Sendable {
+    /// What a key asks for; the front end carries it out on the player (the window does `f` itself).
+    public enum Action: Sendable, Hashable {
+        case togglePause, toggleMute
+        /// Up / down: ±10 volume.
+        case volume(delta: Int)
+        case mode(LatencyMode)
+        /// `l`: to the live edge now.
+        case goLive
+        /// `s`: a PNG of the picture shown.
+        case snapshot
+        /// `r`: the next quarter turn.
+        case rotate
+        /// `i`: the on-screen figures on or off.
+        case toggleOverlay
+        /// `q`, Escape, or the window closed.
+        case quit
+    }
+
+    public struct Options: Sendable {
+        public var title: String
+        /// The window's first size (resizable afterwards).
+        public var size: PictureSize
+        public var fullscreen: Bool
+
+        /// - Parameter size: 960×540 when not given.
+        public init(title: String, size: PictureSize? = nil, fullscreen: Bool = false) {
+            self.title = title
+            self.size = size ?? PictureSize(width: 960, height: 540)
+            self.fullscreen = fullscreen
+        }
+    }
+
+    /// Why no window can open here, or nil: checked before SDL is touched, so headless use fails at once.
+    public static func displayUnavailableReason(environment: [String: String]? = nil) -> String? {
+        let environment = environment ?? ProcessInfo.processInfo.environment
+        let display = environment["DISPLAY"] ?? ""
+        let wayland = environment["WAYLAND_DISPLAY"] ?? ""
+        guard display.isEmpty, wayland.isEmpty else { return nil }
+        return "no display: neither DISPLAY nor WAYLAND_DISPLAY is set (for a picture without a desktop, write "
+            + "frames with --video-out FILE or --video-out - | ffplay -)"
+    }
+
+    private let lock = NSLock()
+    private let options: Options
+    private let onAction: @Sendable (Action) -> Void
+    private var pending: (frame: VideoFrame, timing: FrameTiming)?
+    private var statusText: String?
+    private var readBackRequests: [CheckedContinuation<RGBPicture?, Never>] = []
+    private var closing = false
+    private var thread: Thread?
+    private let ended = DispatchSemaphore(value: 0)
+    /// SDL's user event that wakes the window thread (registered on it).
+    private var wakeEvent: UInt32 = 0
+    private var storedRendererName = ""
+
+    /// SDL's name for the renderer drawing the window (`opengl` where there is GL, else `software`).
+    public var rendererName: String { lock.withLock { storedRendererName } }
+
+    /// Opens the window (on its thread) and returns once it is up, or throws why it could not open.
+    public init(options: Options, onAction: @escaping @Sendable (Action) -> Void) throws(WindowError) {
+        if let reason = Self.displayUnavailableReason() { throw WindowError(.noDisplay, reason) }
+        self.options = options
+        self.onAction = onAction
+        let started = DispatchSemaphore(value: 0)
+        let failure = LockedBox<WindowError?>(nil)
+        let thread = Thread { [self] in
+            let renderer: WindowRenderer
+            do throws(WindowError) {
+                renderer = try WindowRenderer(options: options)
+            } catch {
+                failure.value = error
+                started.signal()
+                ended.signal()
+                return
+            }
+            lock.withLock {
+                wakeEvent = renderer.wakeEvent
+                storedRendererName = renderer.name
+            }
+            started.signal()
+            run(renderer)
+            renderer.close()
+            ended.signal()
+        }
+        thread.name = "liveplay-window"
+        self.thread = thread
+        thread.start()
+        started.wait()
+        if let error = failure.value { throw error }
+    }
+
+    deinit { close() }
+
+    public func present(_ frame: VideoFrame, timing: FrameTiming) {
+        let event = lock.withLock {
+            pending = (frame, timing)
+            return wakeEvent
+        }
+        Self.wake(event)
+    }
+
+    /// A line the window shows over the picture (“loading…”, “reconnecting…”), or nil for none.
+    public func setStatus(_ text: String?) {
+        let event = lock.withLock {
+            statusText = text
+            return wakeEvent
+        }
+        Self.wake(event)
+    }
+
+    /// What the window shows now, read back from the renderer (RGB, the window's size).
+    public func readBack() async -> RGBPicture? {
+        await withCheckedContinuation { continuation in
+            let event: UInt32? = lock.withLock {
+                guard !closing else { return nil }
+                readBackRequests.append(continuation)
+                return wakeEvent
+            }
+            if let event { Self.wake(event) } else { continuation.resume(returning: nil) }
+        }
+    }
+
+    /// Closes the window and ends its thread.
+    public func close() {
+        let event: UInt32? = lock.withLock {
+            guard !closing else { return nil }
+            closing = true
+            return wakeEvent
+        }
+        guard let event else { return }
+        Self.wake(event)
+        ended.wait()
+    }
+
+    private static func wake(_ type: UInt32) {
+        guard type != 0 else { return }
+        var event = SDL_Event()
+        event.type = type
+        SDL_PushEvent(&event)
+    }
+
+    /// The window thread: events and drawing until closed.
+    private func run(_ renderer: WindowRenderer) {
+        var event = SDL_Event()
+        var fullscreen = options.fullscreen
+        while true {
+            if SDL_WaitEventTimeout(&event, 100) != 0 {
+                repeat {
+                    if let action = WindowRenderer.action(for: event) { onAction(action) }
+                    if renderer.isFullscreenKey(event) {
+                        fullscreen.toggle()
+                        renderer.setFullscreen(fullscreen)
+                    }
+                    if renderer.needsRedraw(event) { renderer.redraw() }
+                } while SDL_PollEvent(&event) != 0
+            }
+            let (frame, status, requests, isClosing) = lock.withLock {
+                defer {
+                    pending = nil
+                    readBackRequests = []
+                }
+                return (pending, statusText, readBackRequests, closing)
+            }
+            if let frame { renderer.draw(frame.frame, timing: frame.timing) }
+            renderer.setStatus(status)
+            for request in requests { request.resume(returning: renderer.readPixels()) }
+            if isClosing { return }
+        }
+    }
+}
+
+/// A value under a lock, for what crosses the window thread's start.
+final class LockedBox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}

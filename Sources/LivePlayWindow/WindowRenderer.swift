@@ -1,0 +1,207 @@
+internal import CSDL2
+import LivePlay
+
+/// The SDL window, renderer and picture texture: created, used and destroyed on the window thread only.
+final class WindowRenderer {
+    private let window: OpaquePointer
+    private let renderer: OpaquePointer
+    private var texture: OpaquePointer?
+    private var textureFormat: (format: UInt32, width: Int, height: Int)?
+    /// What was drawn last, to draw again on a resize or expose.
+    private var last: FrameTiming?
+    private let title: String
+    private var shownStatus: String?
+    let wakeEvent: UInt32
+    /// SDL's name for the renderer it chose (`opengl`, `software`, …).
+    let name: String
+
+    init(options: PlayerWindow.Options) throws(WindowError) {
+        guard SDL_InitSubSystem(SDL_INIT_VIDEO) == 0 else { throw .sdl(.noDisplay, "cannot open the display") }
+        // Linear filtering when scaling, like the picture conversions liveplay draws on the CPU.
+        SDL_SetHint(SDL_HINT_RENDER_SCALE_QUALITY, "1")
+        let centered = Int32(liveplay_sdl_windowpos_centered())
+        var flags = SDL_WINDOW_RESIZABLE.rawValue
+        if options.fullscreen { flags |= SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue }
+        guard
+            let window = SDL_CreateWindow(
+                options.title, centered, centered, Int32(options.size.width), Int32(options.size.height), flags)
+        else {
+            SDL_QuitSubSystem(SDL_INIT_VIDEO)
+            throw .sdl(.noDisplay, "cannot open a window")
+        }
+        guard let renderer = SDL_CreateRenderer(window, -1, 0) ?? SDL_CreateRenderer(window, -1, SDL_RENDERER_SOFTWARE.rawValue)
+        else {
+            SDL_DestroyWindow(window)
+            SDL_QuitSubSystem(SDL_INIT_VIDEO)
+            throw .sdl(.noDisplay, "cannot draw in the window")
+        }
+        self.window = window
+        self.renderer = renderer
+        title = options.title
+        wakeEvent = SDL_RegisterEvents(1)
+        var info = SDL_RendererInfo()
+        name = SDL_GetRendererInfo(renderer, &info) == 0 && info.name != nil ? String(cString: info.name) : "unknown"
+        clear()
+        SDL_RenderPresent(renderer)
+    }
+
+    func close() {
+        if let texture { SDL_DestroyTexture(texture) }
+        SDL_DestroyRenderer(renderer)
+        SDL_DestroyWindow(window)
+        SDL_QuitSubSystem(SDL_INIT_VIDEO)
+    }
+
+    /// The window's size in pixels.
+    var size: PictureSize {
+        var width: Int32 = 0
+        var height: Int32 = 0
+        SDL_GetRendererOutputSize(renderer, &width, &height)
+        return PictureSize(width: Int(width), height: Int(height))
+    }
+
+    /// Uploads `frame` and draws it as `timing` asks.
+    func draw(_ frame: VideoFrame, timing: FrameTiming) {
+        guard upload(frame) else { return }
+        last = timing
+        redraw()
+    }
+
+    /// Draws the last picture again (a resize, an expose, a new status line).
+    func redraw() {
+        clear()
+        if let texture, let format = textureFormat, let timing = last {
+            var destination = Self.destination(
+                picture: PictureSize(width: format.width, height: format.height), view: size, mode: timing.renderMode,
+                rotation: timing.rotation)
+            SDL_RenderCopyExF(renderer, texture, nil, &destination, Double(timing.rotation.rawValue), nil, SDL_FLIP_NONE)
+        }
+        SDL_RenderPresent(renderer)
+    }
+
+    /// The status line goes to the window's title (“loading…”), so a frozen picture says why.
+    func setStatus(_ status: String?) {
+        guard status != shownStatus else { return }
+        shownStatus = status
+        SDL_SetWindowTitle(window, status.map { "\(title) — \($0)" } ?? title)
+    }
+
+    func setFullscreen(_ on: Bool) {
+        SDL_SetWindowFullscreen(window, on ? SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue : 0)
+    }
+
+    /// The drawn window, as RGB.
+    func readPixels() -> RGBPicture? {
+        let size = self.size
+        guard size.width > 0, size.height > 0 else { return nil }
+        var pixels = [UInt8](repeating: 0, count: size.width * size.height * 3)
+        let status = pixels.withUnsafeMutableBytes {
+            SDL_RenderReadPixels(renderer, nil, SDL_PIXELFORMAT_RGB24.rawValue, $0.baseAddress, Int32(size.width * 3))
+        }
+        guard status == 0 else { return nil }
+        return RGBPicture(width: size.width, height: size.height, pixels: pixels)
+    }
+
+    /// Where the picture goes, unrotated, so that SDL's rotation about its centre lands it as `mode` asks:
+    /// fill-edge fits the rotated picture inside the view (bars left over, split evenly, the odd pixel to the
+    /// right or bottom), fill-screen covers the view (the overflow is cropped by the window's edges). The rotated
+    /// picture's edges fall on whole pixels, so a quarter turn is not resampled half a pixel off.
+    static func destination(picture: PictureSize, view: PictureSize, mode: RenderMode, rotation: RenderRotation)
+        -> SDL_FRect
+    {
+        let quarter = rotation == .rotation90 || rotation == .rotation270
+        let turned = quarter ? PictureSize(width: picture.height, height: picture.width) : picture
+        guard turned.width > 0, turned.height > 0 else { return SDL_FRect() }
+        let horizontal = Double(view.width) / Double(turned.width)
+        let vertical = Double(view.height) / Double(turned.height)
+        let scale = mode == .fillEdge ? min(horizontal, vertical) : max(horizontal, vertical)
+        let width = (Double(turned.width) * scale).rounded()
+        let height = (Double(turned.height) * scale).rounded()
+        let left = ((Double(view.width) - width) / 2).rounded(.down)
+        let top = ((Double(view.height) - height) / 2).rounded(.down)
+        let (unturnedWidth, unturnedHeight) = quarter ? (height, width) : (width, height)
+        return SDL_FRect(
+            x: Float(left + width / 2 - unturnedWidth / 2), y: Float(top + height / 2 - unturnedHeight / 2),
+            w: Float(unturnedWidth), h: Float(unturnedHeight))
+    }
+
+    private func clear() {
+        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
+        SDL_RenderClear(renderer)
+    }
+
+    /// The frame's planes into the texture: YUV as decoded where SDL has the format, RGB otherwise.
+    private func upload(_ frame: VideoFrame) -> Bool {
+        let format: UInt32 =
+            switch frame.pixelFormat {
+            case "yuv420p", "yuvj420p": SDL_PIXELFORMAT_IYUV.rawValue
+            case "nv12": SDL_PIXELFORMAT_NV12.rawValue
+            default: SDL_PIXELFORMAT_RGB24.rawValue
+            }
+        guard let texture = texture(format: format, width: frame.width, height: frame.height) else { return false }
+        if format == SDL_PIXELFORMAT_RGB24.rawValue {
+            guard let picture = try? frame.rgbPicture() else { return false }
+            return picture.pixels.withUnsafeBytes {
+                SDL_UpdateTexture(texture, nil, $0.baseAddress, Int32(picture.width * 3)) == 0
+            }
+        }
+        SDL_SetYUVConversionMode(
+            frame.pixelFormat == "yuvj420p" ? SDL_YUV_CONVERSION_JPEG
+                : frame.height > 576 ? SDL_YUV_CONVERSION_BT709 : SDL_YUV_CONVERSION_BT601)
+        return frame.withPlanes { planes in
+            func base(_ index: Int) -> UnsafePointer<UInt8>? {
+                planes[index].bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            }
+            if format == SDL_PIXELFORMAT_NV12.rawValue, planes.count >= 2 {
+                return SDL_UpdateNVTexture(
+                    texture, nil, base(0), Int32(planes[0].stride), base(1), Int32(planes[1].stride)) == 0
+            }
+            guard planes.count >= 3 else { return false }
+            return SDL_UpdateYUVTexture(
+                texture, nil, base(0), Int32(planes[0].stride), base(1), Int32(planes[1].stride), base(2),
+                Int32(planes[2].stride)) == 0
+        }
+    }
+
+    private func texture(format: UInt32, width: Int, height: Int) -> OpaquePointer? {
+        if let texture, let current = textureFormat, current == (format, width, height) { return texture }
+        if let texture { SDL_DestroyTexture(texture) }
+        texture = SDL_CreateTexture(
+            renderer, format, Int32(SDL_TEXTUREACCESS_STREAMING.rawValue), Int32(width), Int32(height))
+        textureFormat = texture == nil ? nil : (format, width, height)
+        return texture
+    }
+
+    // MARK: events
+
+    /// The player action a key (or closing the window) asks for.
+    static func action(for event: SDL_Event) -> PlayerWindow.Action? {
+        if event.type == SDL_QUIT.rawValue { return .quit }
+        guard event.type == SDL_KEYDOWN.rawValue else { return nil }
+        switch Int(event.key.keysym.sym) {
+        case Int(SDLK_q.rawValue), Int(SDLK_ESCAPE.rawValue): return .quit
+        case Int(SDLK_SPACE.rawValue): return .togglePause
+        case Int(SDLK_m.rawValue): return .toggleMute
+        case Int(SDLK_UP.rawValue): return .volume(delta: 10)
+        case Int(SDLK_DOWN.rawValue): return .volume(delta: -10)
+        case Int(SDLK_1.rawValue): return .mode(.auto)
+        case Int(SDLK_2.rawValue): return .mode(.speed)
+        case Int(SDLK_3.rawValue): return .mode(.smooth)
+        case Int(SDLK_l.rawValue): return .goLive
+        case Int(SDLK_s.rawValue): return .snapshot
+        case Int(SDLK_r.rawValue): return .rotate
+        case Int(SDLK_i.rawValue): return .toggleOverlay
+        default: return nil
+        }
+    }
+
+    func isFullscreenKey(_ event: SDL_Event) -> Bool {
+        event.type == SDL_KEYDOWN.rawValue && Int(event.key.keysym.sym) == Int(SDLK_f.rawValue)
+    }
+
+    func needsRedraw(_ event: SDL_Event) -> Bool {
+        guard event.type == SDL_WINDOWEVENT.rawValue else { return false }
+        let kind = UInt32(event.window.event)
+        return kind == SDL_WINDOWEVENT_EXPOSED.rawValue || kind == SDL_WINDOWEVENT_SIZE_CHANGED.rawValue
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import LivePlay
+import LivePlayWindow
+import Testing
+
+/// The sound device through SDL's `disk` driver (`SDL_AUDIODRIVER=disk`): what the device was given lands in a
+/// file at the device's pace, so the sink's clock and content can be checked without a sound card.
+@Suite(.serialized) struct DeviceAudioSinkTests {
+    @Test func theDeviceGetsTheSamplesAndReportsWhatItHoldsUnplayed() async throws {
+        let path = NSTemporaryDirectory() + "liveplay-disk-audio-\(UUID().uuidString).raw"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        setenv("SDL_AUDIODRIVER", "disk", 1)
+        setenv("SDL_DISKAUDIOFILE", path, 1)
+        let sink = try DeviceAudioSink()
+        // One second of a 1 kHz tone, stereo 44.1 kHz, in 100 ms blocks.
+        var samples: [Float] = []
+        for frame in 0..<44_100 {
+            let value = Float(sin(2 * Double.pi * 1000 * Double(frame) / 44_100) * 0.5)
+            samples += [value, -value]
+        }
+        for block in 0..<10 {
+            let slice = Array(samples[block * 8820..<(block + 1) * 8820])
+            sink.play(
+                AudioSamples(
+                    pts: MediaTimestamp(milliseconds: Int64(block * 100)), sampleRate: 44_100, channels: 2,
+                    samples: slice, rate: 1))
+        }
+        let held = try #require(sink.unplayedDuration)
+        #expect(held > .milliseconds(900) && held <= .milliseconds(1100), "a second queued: \(held)")
+        try await Task.sleep(for: .milliseconds(500))
+        let later = try #require(sink.unplayedDuration)
+        // The device plays in real time: about half of it is heard after half a second (generous bounds).
+        #expect(later < held - .milliseconds(250) && later > held - .milliseconds(800), "\(held) then \(later)")
+        try await Task.sleep(for: .milliseconds(900))
+        sink.close()
+        let written = try Data(contentsOf: URL(fileURLWithPath: path))
+        let floats = written.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        #expect(floats.count >= samples.count, "the whole second reached the device")
+        #expect(Array(floats.prefix(samples.count)) == samples, "as given, sample for sample")
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import LivePlay
+import LivePlayTesting
+import LivePlayWindow
+import Testing
+
+/// The window under a virtual X display (Xvfb): what it draws, read back from SDL's renderer, against ffmpeg's
+/// decode of the same frame turned and fitted the same way by ffmpeg's own filters (with accurate chroma
+/// interpolation: SDL's renderer interpolates chroma as a GPU does).
+@Suite(.serialized) struct PlayerWindowTests {
+    /// A virtual display with `DISPLAY` pointing at it, or nil where Xvfb is missing (a failure under CI).
+    static func display() throws -> XvfbDisplay? {
+        if let reason = XvfbDisplay.unavailableReason {
+            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("Xvfb is required under CI: \(reason)") }
+            return nil
+        }
+        let display = try XvfbDisplay()
+        setenv("DISPLAY", display.name, 1)
+        return display
+    }
+
+    /// ffmpeg's picture of frame `index` of `path`, rotated and fitted into `size` as `mode` asks.
+    static func ffmpegPicture(
+        _ path: String, index: Int, mode: RenderMode, rotation: RenderRotation, size: PictureSize
+    ) throws -> RGBPicture {
+        let turn = [.rotation90: "transpose=clock,", .rotation180: "hflip,vflip,", .rotation270: "transpose=cclock,"][rotation] ?? ""
+        let (w, h) = (size.width, size.height)
+        let flags = "flags=bilinear+accurate_rnd+full_chroma_int+full_chroma_inp"
+        let fit = mode == .fillEdge
+            ? "scale=\(w):\(h):force_original_aspect_ratio=decrease:\(flags),pad=\(w):\(h):(ow-iw)/2:(oh-ih)/2"
+            : "scale=\(w):\(h):force_original_aspect_ratio=increase:\(flags),crop=\(w):\(h)"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(ExternalTool.find("ffmpeg")))
+        process.arguments = [
+            "-v", "error", "-i", path, "-vf", "select=eq(n\\,\(index)),\(turn)\(fit),format=rgb24", "-frames:v", "1", "-f", "rawvideo",
+            "-pix_fmt", "rgb24", "-",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(data.count == w * h * 3)
+        return RGBPicture(width: w, height: h, pixels: [UInt8](data))
+    }
+
+    static func frames() throws -> [VideoFrame] {
+        let reader = try MediaReader(path: try Fixture.h264AAC.path(), options: .init(decodes: true))
+        var frames: [VideoFrame] = []
+        while let event = try reader.next() {
+            if case .videoFrame(let frame) = event { frames.append(frame) }
+        }
+        return frames
+    }
+
+    /// Peak signal-to-noise ratio of two RGB pictures of the same size, dB.
+    static func psnr(_ a: RGBPicture, _ b: RGBPicture) -> Double {
+        precondition(a.width == b.width && a.height == b.height)
+        var squares = 0.0
+        for (x, y) in zip(a.pixels, b.pixels) {
+            let difference = Double(x) - Double(y)
+            squares += difference * difference
+        }
+        let mean = squares / Double(a.pixels.count)
+        return mean == 0 ? 99 : 10 * log10(255 * 255 / mean)
+    }
+
+    static let cases: [(RenderMode, RenderRotation)] = [
+        (.fillEdge, .rotation0), (.fillScreen, .rotation0), (.fillEdge, .rotation90), (.fillEdge, .rotation180),
+        (.fillEdge, .rotation270), (.fillScreen, .rotation90),
+    ]
+
+    @Test(arguments: cases) func theWindowShowsWhatFFmpegDecodes(_ mode: RenderMode, _ rotation: RenderRotation)
+        async throws
+    {
+        guard let display = try Self.display() else { return }
+        defer { display.stop() }
+        let frame = try #require(try Self.frames().dropFirst(10).first)
+        let window = try PlayerWindow(
+            options: .init(title: "liveplay window test", size: PictureSize(width: 480, height: 300))) { _ in }
+        defer { window.close() }
+        window.present(
+            frame,
+            timing: FrameTiming(pts: frame.pts, position: frame.pts, rate: 1, droppedBefore: 0, renderMode: mode, rotation: rotation))
+        let shown = try #require(await window.readBack())
+        // 480×300: every case scales the 320×240 picture (at exactly 1:1 ffmpeg's reference would take its fast
+        // unscaled path, which interpolates no chroma).
+        #expect(shown.width == 480 && shown.height == 300)
+        let expected = try Self.ffmpegPicture(
+            try Fixture.h264AAC.path(), index: 10, mode: mode, rotation: rotation,
+            size: PictureSize(width: shown.width, height: shown.height))
+        let psnr = Self.psnr(shown, expected)
+        if ProcessInfo.processInfo.environment["LIVEPLAY_DUMP"] != nil {
+            try Data(try PNGEncoder().encode(shown)).write(to: URL(fileURLWithPath: "/tmp/shown-\(mode)-\(rotation.rawValue).png"))
+            try Data(try PNGEncoder().encode(expected)).write(to: URL(fileURLWithPath: "/tmp/expected-\(mode)-\(rotation.rawValue).png"))
+        }
+        print("window (\(window.rendererName)) \(mode) \(rotation.rawValue)°: PSNR \(String(format: "%.1f", psnr)) dB against ffmpeg's decode")
+        #expect(psnr >= 35, "\(mode) \(rotation)")
+        // The geometry: fill-edge leaves black bars where the rotated picture does not reach (320×240 fits 480×300
+        // as 400×300 with 40 px each side; a quarter turn as 225×300 with 127); fill-screen covers everything.
+        let column = { (x: Int) in (0..<shown.height).map { shown.pixels[($0 * shown.width + x) * 3] } }
+        let barWidth = mode == .fillScreen ? 0 : (rotation == .rotation90 || rotation == .rotation270 ? 127 : 40)
+        if barWidth > 0 {
+            #expect(column(barWidth / 2).allSatisfy { $0 < 16 }, "a black bar at the left")
+            #expect(column(shown.width - barWidth / 2).allSatisfy { $0 < 16 }, "a black bar at the right")
+        }
+        #expect(column(barWidth + 4).contains { $0 > 64 }, "the picture right after the bar")
+    }
+
+    @Test func keysReachTheFrontEnd() async throws {
+        guard let display = try Self.display() else { return }
+        defer { display.stop() }
+        let pressed = Locked<[PlayerWindow.Action]>([])
+        let window = try PlayerWindow(options: .init(title: "liveplay keys test")) { action in
+            pressed.set(pressed.get() + [action])
+        }
+        defer { window.close() }
+        for key in ["space", "m", "Up", "Down", "1", "2", "3", "l", "s", "r", "i", "q"] {
+            try display.press(key, inWindowNamed: "liveplay keys test")
+        }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while pressed.get().count < 12, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(
+            pressed.get() == [
+                .togglePause, .toggleMute, .volume(delta: 10), .volume(delta: -10), .mode(.auto), .mode(.speed),
+                .mode(.smooth), .goLive, .snapshot, .rotate, .toggleOverlay, .quit,
+            ])
+    }
+
+    @Test func withoutADisplayTheWindowSaysSoAtOnce() throws {
+        let reason = try #require(PlayerWindow.displayUnavailableReason(environment: [:]))
+        #expect(reason.contains("DISPLAY") && reason.contains("WAYLAND_DISPLAY") && reason.contains("--video-out"))
+        #expect(PlayerWindow.displayUnavailableReason(environment: ["WAYLAND_DISPLAY": "wayland-0"]) == nil)
+    }
+}
+
+/// A lock-protected value for callbacks.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func get() -> Value { lock.withLock { value } }
+    func set(_ newValue: Value) { lock.withLock { value = newValue } }
+}
