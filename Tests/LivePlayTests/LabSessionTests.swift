@@ -175,16 +175,6 @@ import Testing
     }
 }
 
-/// A lock-protected value for test scripts.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-    func get() -> Value { lock.withLock { value } }
-    func set(_ newValue: Value) { lock.withLock { value = newValue } }
-}
-
 /// The latency modes in real time, through the lab's proxy: short runs, generous bounds.
 @Suite struct LatencyModeSessionTests {
     static func configuration(_ latency: LatencyParameters) -> LivePlayConfiguration {

@@ -133,12 +133,3 @@ import Testing
         #expect(PlayerWindow.displayUnavailableReason(environment: ["WAYLAND_DISPLAY": "wayland-0"]) == nil)
     }
 }
-
-/// A lock-protected value for callbacks.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func get() -> Value { lock.withLock { value } }
-    func set(_ newValue: Value) { lock.withLock { value = newValue } }
-}
