@@ -113,8 +113,15 @@ public struct RunComparison: Sendable {
     public var largestDifference: Duration
     /// The largest difference of end-to-end latency (real: the stream's wall-clock stamps; replay: estimated).
     public var largestEndToEndDifference: Duration?
-    /// The seconds whose latencies differ by more than the tolerance: (second, real, replayed).
+    /// The seconds whose latencies differ by more than the tolerance: (second, real, replayed). A second at which
+    /// one side is playing and the other loading counts only when neither stalled nor resumed within
+    /// ``transitionTolerance`` of it (a resume a few milliseconds apart flips a sample from 0 to the whole cache).
     public var disagreements: [(second: Int, real: Duration, replayed: Duration)]
+    /// Each stall's loading and begin, real and replayed, in order: they must pair up within ``transitionTolerance``.
+    public var transitions: [(real: Int64, replayed: Int64)]
+    /// Whether both had the same number of loadings and begins, each within ``transitionTolerance``.
+    public var transitionsAgree: Bool
+    public static let transitionTolerance = Duration.milliseconds(300)
 
     /// Replays `recording`'s arrivals with `parameters` and compares latency at every status second.
     public init(
@@ -129,8 +136,20 @@ public struct RunComparison: Sendable {
         comparedSeconds = 0
         largestDifference = .zero
         disagreements = []
+        let realChanges = Self.stateChanges(recording.events)
+        let replayedChanges = Self.stateChanges(replay.events)
+        transitions = Array(zip(realChanges, replayedChanges))
+        let near = Self.transitionTolerance.milliseconds
+        transitionsAgree = realChanges.count == replayedChanges.count && transitions.allSatisfy { abs($0 - $1) <= near }
         for sample in samples {
             guard let other = replay.samples.first(where: { $0.second == sample.second }) else { continue }
+            if sample.playing != other.playing {
+                let at = Int64(sample.second) * 1000
+                if !(realChanges + replayedChanges).contains(where: { abs($0 - at) <= near }) {
+                    disagreements.append((sample.second, sample.latency, other.latency))
+                }
+                continue
+            }
             comparedSeconds += 1
             let difference = abs(sample.latency.milliseconds - other.latency.milliseconds)
             largestDifference = max(largestDifference, .milliseconds(difference))
@@ -140,5 +159,11 @@ public struct RunComparison: Sendable {
                 largestEndToEndDifference = max(largestEndToEndDifference ?? .zero, difference)
             }
         }
+    }
+
+    /// When playback stalled (`PLAY_EVT_PLAY_LOADING`) and began again (`PLAY_EVT_PLAY_BEGIN`) after its first begin.
+    static func stateChanges(_ events: [PlayEvent]) -> [Int64] {
+        let changes = events.filter { $0.code == .playLoading || $0.code == .playBegin }
+        return changes.drop { $0.code != .playBegin }.dropFirst().map(\.elapsedMilliseconds)
     }
 }

@@ -32,8 +32,9 @@ import Testing
                 "\(scenario.name), \(name): replay within \(comparison.largestDifference.milliseconds) ms over "
                     + "\(comparison.comparedSeconds) s (end to end: \(comparison.largestEndToEndDifference?.milliseconds ?? -1) ms)")
             #expect(recording.statuses.count >= Int(scenario.duration.seconds) - 3, "\(name): one status a second")
-            #expect(comparison.comparedSeconds >= Int(scenario.duration.seconds) - 3)
+            #expect(comparison.comparedSeconds >= Int(scenario.duration.seconds) - 5)
             #expect(comparison.disagreements.isEmpty, "\(scenario.name), \(name): \(comparison.disagreements)")
+            #expect(comparison.transitionsAgree, "\(scenario.name), \(name): stalls and resumes \(comparison.transitions)")
             results[name] = (recording, comparison)
         }
         return results
@@ -167,6 +168,7 @@ import Testing
         print(comparison.real.row("3 s stall, nginx-rtmp", "speed (real)"))
         print(comparison.replayed.row("3 s stall, nginx-rtmp", "speed (replay)"))
         #expect(comparison.disagreements.isEmpty, "\(comparison.disagreements)")
+        #expect(comparison.transitionsAgree, "stalls and resumes \(comparison.transitions)")
         #expect(comparison.real.stutters == 1, "\(recording.codes)")
         let recovery = try #require(comparison.real.recovery)
         #expect(recovery <= .seconds(5), "back near 1 s within 5 s of the stall's end: \(recovery)")
