@@ -86,6 +86,8 @@ let package = Package(
             name: "liveplay",
             dependencies: [
                 "LivePlay",
+                // `--window`: the SDL2 window and sound device (front ends that do not ask for them do not link SDL).
+                "LivePlayWindow",
                 // Only for the built-in demo: the lab's live server, started in-process.
                 "LivePlayLab",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

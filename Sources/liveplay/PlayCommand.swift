@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LivePlay
+import LivePlayWindow
 import Logging
 
 /// `liveplay URL`: play a live stream; print its events and once-per-second status, for a person or (JSON
@@ -112,6 +113,9 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(help: "Show URLs with their query values and passwords.")
     var showSecrets = false
 
+    @Flag(help: "Show the picture in a window and play the sound on the sound device (keys: README).")
+    var window = false
+
     func validate() throws {
         if let url, url != "demo" {
             do {
@@ -128,7 +132,10 @@ struct PlayCommand: AsyncParsableCommand {
         if let start { try Seconds.check(start, "--start", allowsZero: true) }
         if let frames, frames <= 0 { throw ValidationError("--frames must be positive") }
         if json && human { throw ValidationError("--json and --human exclude each other") }
-        if noDecode && (frames != nil || outputs.decodes || traceFrames) {
+        if window, outputs.audioOut != nil {
+            throw ValidationError("--window plays the sound on the sound device; --audio-out cannot take it too")
+        }
+        if noDecode && (frames != nil || outputs.decodes || traceFrames || window) {
             throw ValidationError("--no-decode shows no pictures: it excludes --frames, --trace-frames and outputs")
         }
         for value in [cacheTime, minCache, maxCache].compactMap({ $0 }) where !(value > 0 && value <= 60) {
@@ -151,6 +158,10 @@ struct PlayCommand: AsyncParsableCommand {
         let terminal = isatty(logToStandardError ? STDERR_FILENO : STDOUT_FILENO) == 1
         let style: EventLog.Style = json || (!human && !terminal) ? .json : .human(statusLine: terminal && !quiet)
         let level = quiet ? .error : logLevel
+        if window, let reason = PlayerWindow.displayUnavailableReason() {
+            Standard.error("liveplay: cannot open a window: \(reason)")
+            throw ExitCode(ExitStatus.unavailable)
+        }
         let log = EventLog(
             style: style, output: logToStandardError ? .standardError : .standardOutput, streamID: id, level: level)
         CodecLog.route(minimum: level.codecLevel) { _, text in log.error("liveplay: " + text) }
@@ -198,6 +209,22 @@ struct PlayCommand: AsyncParsableCommand {
             audioSink: sinks.audio, arrivalTap: sinks.arrivals, logger: Self.logger(level))
         let report = RunReport(log: log, target: shown)
         player.listener = report
+        var frontEnd: WindowFrontEnd?
+        if window {
+            do {
+                let opened = try WindowFrontEnd(
+                    title: "liveplay — \(shown)", player: player, stop: stop, log: log, renderMode: outputs.renderMode.mode,
+                    rotation: RenderRotation(rawValue: outputs.rotation) ?? .rotation0)
+                player.setVideoSink(VideoFanOut([presented, opened.window] + sinks.video))
+                player.setAudioSink(opened.sound)
+                player.listener = WindowStatus(report, window: opened.window)
+                frontEnd = opened
+            } catch {
+                Standard.error("liveplay: cannot open a window: \(error.message)")
+                await demo?.stop()
+                throw ExitCode(ExitStatus.unavailable)
+            }
+        }
         let signals = SignalWatch([SIGINT, SIGTERM]) { stop.fire(.interrupted) }
         let resizes = SignalWatch([SIGWINCH]) { log.redrawStatus() }
         let duration = duration
@@ -221,6 +248,7 @@ struct PlayCommand: AsyncParsableCommand {
         }
         signals.cancel()
         resizes.cancel()
+        frontEnd?.close()
         let outputFailure = sinks.finish()
         log.close()
         await demo?.stop()

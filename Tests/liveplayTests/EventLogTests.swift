@@ -131,7 +131,7 @@ import Testing
         for option in [
             "--json", "--human", "--duration", "--frames", "--no-decode", "--trace-frames", "--mode", "--cache-time",
             "--min-cache", "--max-cache", "--video-out", "--audio-out", "--snapshot-every", "--render-mode", "--rotation",
-            "--arrival-trace", "Exit codes", "demo",
+            "--arrival-trace", "--window", "Exit codes", "demo",
         ] {
             #expect(help.contains(option), "help lacks \(option)")
         }

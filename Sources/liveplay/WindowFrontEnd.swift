@@ -1,0 +1,129 @@
+import Foundation
+import LivePlay
+import LivePlayWindow
+
+/// `liveplay URL --window`: the picture in a desktop window, the sound through the sound device (the master
+/// clock), and the keys on the player (README "Watch and listen").
+final class WindowFrontEnd: @unchecked Sendable {
+    let window: PlayerWindow
+    /// nil when no sound device opens: the picture still plays, against the monotonic clock.
+    let sound: DeviceAudioSink?
+    private let player: LivePlayer
+    private let log: EventLog
+    private let lock = NSLock()
+    private var paused = false
+    private var muted = false
+    private var volume = 100
+    private var rotation: RenderRotation
+
+    /// Opens the window and the sound device; `stop` ends playback on `q`, Escape or closing the window.
+    init(
+        title: String, player: LivePlayer, stop: StopSignal, log: EventLog, renderMode: RenderMode,
+        rotation: RenderRotation
+    ) throws(WindowError) {
+        self.player = player
+        self.log = log
+        self.rotation = rotation
+        let actions = LockedActions()
+        window = try PlayerWindow(options: PlayerWindow.Options(title: title)) { actions.handle($0) }
+        do {
+            sound = try DeviceAudioSink()
+        } catch {
+            log.error("liveplay: no sound: \(error.message)")
+            sound = nil
+        }
+        player.setRenderMode(renderMode)
+        player.setRenderRotation(rotation)
+        actions.set { [self] action in
+            if case .quit = action { stop.fire(.interrupted) } else { perform(action) }
+        }
+    }
+
+    func close() {
+        window.close()
+        sound?.close()
+    }
+
+    private func perform(_ action: PlayerWindow.Action) {
+        switch action {
+        case .togglePause:
+            let pause = lock.withLock {
+                paused.toggle()
+                return paused
+            }
+            if pause { player.pause() } else { player.resume() }
+        case .toggleMute:
+            player.setMute(lock.withLock {
+                muted.toggle()
+                return muted
+            })
+        case .volume(let delta):
+            player.setVolume(lock.withLock {
+                volume = min(100, max(0, volume + delta))
+                return volume
+            })
+        case .mode(let mode):
+            player.setMode(mode)
+        case .goLive:
+            player.goToLiveEdge()
+        case .rotate:
+            player.setRenderRotation(lock.withLock {
+                rotation = RenderRotation(rawValue: (rotation.rawValue + 90) % 360) ?? .rotation0
+                return rotation
+            })
+        case .snapshot:
+            saveSnapshot()
+        case .toggleOverlay, .quit:
+            break
+        }
+    }
+
+    /// `s`: the picture shown now, as `liveplay-snapshot-N.png` in the working directory.
+    private func saveSnapshot() {
+        guard let frame = player.snapshot() else { return }
+        let path = FileManager.default.currentDirectoryPath
+            + "/liveplay-snapshot-\(Int(Date().timeIntervalSince1970 * 1000)).png"
+        do {
+            let png = try PNGEncoder().encode(try frame.rgbPicture())
+            try Data(png).write(to: URL(fileURLWithPath: path))
+            log.note("liveplay: snapshot written to \(path)")
+        } catch {
+            log.error("liveplay: snapshot failed: \(error)")
+        }
+    }
+}
+
+/// The key handler, set once the front end exists (the window is opened first).
+private final class LockedActions: @unchecked Sendable {
+    private let lock = NSLock()
+    private var handler: (@Sendable (PlayerWindow.Action) -> Void)?
+
+    func set(_ handler: @escaping @Sendable (PlayerWindow.Action) -> Void) { lock.withLock { self.handler = handler } }
+    func handle(_ action: PlayerWindow.Action) { lock.withLock { handler }?(action) }
+}
+
+/// Forwards to the run's report, and tells the window when the picture is frozen and why.
+final class WindowStatus: LivePlayListener, @unchecked Sendable {
+    private let report: RunReport
+    private let window: PlayerWindow
+
+    init(_ report: RunReport, window: PlayerWindow) {
+        self.report = report
+        self.window = window
+    }
+
+    func onPlayEvent(_ event: PlayEvent) {
+        report.onPlayEvent(event)
+        switch event.code {
+        case .playLoading: window.setStatus("loading…")
+        case .reconnect: window.setStatus("reconnecting…")
+        case .paused: window.setStatus("paused")
+        case .playBegin: window.setStatus(nil)
+        default: break
+        }
+    }
+
+    func onNetStatus(_ status: NetStatus) {
+        report.onNetStatus(status)
+    }
+}
