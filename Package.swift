@@ -118,6 +118,10 @@ let package = Package(
         .executableTarget(
             name: "custom-sink", dependencies: ["LivePlay"], path: "Samples/CustomSink", swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "window-player", dependencies: ["LivePlay", "LivePlayWindow"], path: "Samples/WindowPlayer",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "LivePlayTesting",
             dependencies: [

@@ -1,4 +1,5 @@
 import Foundation
+import LivePlayLab
 import LivePlayTesting
 import Testing
 
@@ -82,5 +83,47 @@ import Testing
         // least a second of it (measured: 1.2 s).
         let heard = (try? FileManager.default.attributesOfItem(atPath: sound)[.size] as? Int) ?? 0
         #expect(heard >= 176_400, "sound reached the device: \(heard) bytes")
+    }
+
+    /// Samples/WindowPlayer: the smallest window front end on the public API plays, says what happened, and `q`
+    /// ends it.
+    @Test func theWindowPlayerSamplePlaysAndQuitsOnQ() async throws {
+        if let reason = XvfbDisplay.unavailableReason {
+            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("Xvfb is required under CI: \(reason)") }
+            return
+        }
+        let display = try XvfbDisplay()
+        defer { display.stop() }
+        let server = try LiveFLVServer(path: try Fixture.h264AAC.path(), configuration: .init(port: 0, threads: 1))
+        let port = try await server.start()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: SampleTests.executable("window-player"))
+        process.arguments = ["http://127.0.0.1:\(port)/live.flv", "30"]
+        process.environment = ProcessInfo.processInfo.environment.merging([
+            "DISPLAY": display.name, "SDL_AUDIODRIVER": "dummy",
+        ]) { $1 }
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let log = Locked("")
+        let reader = Thread {
+            let handle = stdout.fileHandleForReading
+            while case let chunk = handle.availableData, !chunk.isEmpty {
+                log.set(log.get() + String(decoding: chunk, as: UTF8.self))
+            }
+        }
+        reader.start()
+        let deadline = Date().addingTimeInterval(15)
+        while !log.get().contains("latency"), Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(log.get().contains("2004 PLAY_EVT_PLAY_BEGIN"), "\(log.get())")
+        try display.press("q", inWindowNamed: "window-player")
+        let quitAt = Date()
+        process.waitUntilExit()
+        await server.stop()
+        #expect(process.terminationStatus == 0)
+        #expect(Date().timeIntervalSince(quitAt) < 5, "q ends it")
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(log.get().contains("window-player: stopped"))
     }
 }

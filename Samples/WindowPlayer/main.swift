@@ -1,0 +1,98 @@
+// window-player URL [SECONDS]
+//
+// A front end of its own on the public API: a LivePlayer whose pictures go to a PlayerWindow and whose sound
+// goes to the sound device (DeviceAudioSink, then the player's master clock), a listener that puts what the
+// player reports in the window's title and on stdout, and three keys: space pauses and resumes, m mutes, q (or
+// closing the window) quits. `liveplay --window` is the same thing with every key; this is the smallest one.
+import Foundation
+import LivePlay
+import LivePlayWindow
+
+/// Writes a line at once (stdout is block-buffered when piped).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// What the player reports: into the window's title while the picture is frozen, and a line per event.
+final class TitleListener: LivePlayListener {
+    let window: PlayerWindow
+
+    init(window: PlayerWindow) { self.window = window }
+
+    func onPlayEvent(_ event: PlayEvent) {
+        say("\(event.code.rawValue) \(event.code.symbol): \(event.message)")
+        switch event.code {
+        case .playLoading: window.setStatus("loading…")
+        case .paused: window.setStatus("paused")
+        case .playBegin: window.setStatus(nil)
+        default: break
+        }
+    }
+
+    func onNetStatus(_ status: NetStatus) {
+        say("latency \(status.latencyMilliseconds) ms, \(Int(status.videoFPS)) fps, rate \(status.rate)")
+    }
+}
+
+/// The keys' state: paused and muted, flipped from the window's thread.
+final class Keys: @unchecked Sendable {
+    private let lock = NSLock()
+    private var paused = false
+    private var muted = false
+    let quit = AsyncStream<Void>.makeStream()
+
+    func handle(_ action: PlayerWindow.Action, player: LivePlayer) {
+        switch action {
+        case .togglePause:
+            let pause = lock.withLock {
+                paused.toggle()
+                return paused
+            }
+            if pause { player.pause() } else { player.resume() }
+        case .toggleMute:
+            player.setMute(lock.withLock {
+                muted.toggle()
+                return muted
+            })
+        case .quit:
+            quit.continuation.finish()
+        default:
+            break
+        }
+    }
+}
+
+let arguments = CommandLine.arguments.dropFirst()
+guard let url = arguments.first else {
+    FileHandle.standardError.write(Data("usage: window-player URL [SECONDS]\n".utf8))
+    exit(64)
+}
+let seconds = arguments.dropFirst().first.flatMap { Double($0) } ?? 3600
+if let reason = PlayerWindow.displayUnavailableReason() {
+    FileHandle.standardError.write(Data("window-player: \(reason)\n".utf8))
+    exit(69)
+}
+
+let player = LivePlayer()
+let keys = Keys()
+let window = try PlayerWindow(options: .init(title: "window-player — \(Redaction.url(url))")) { action in
+    keys.handle(action, player: player)
+}
+let sound = try? DeviceAudioSink()
+player.setVideoSink(window)
+player.setAudioSink(sound)
+let listener = TitleListener(window: window)
+player.listener = listener
+
+try player.startPlay(url)
+// Until q, the window closed, or SECONDS.
+await withTaskGroup(of: Void.self) { group in
+    group.addTask { for await _ in keys.quit.stream {} }
+    group.addTask { try? await Task.sleep(for: .seconds(seconds)) }
+    await group.next()
+    group.cancelAll()
+}
+await player.stopPlay()
+window.close()
+sound?.close()
+say("window-player: stopped")
