@@ -6,6 +6,22 @@ import Testing
 /// `liveplay --window`: headless, it fails at once and says why; under a virtual display (Xvfb) it plays the demo in
 /// a window, with its sound on SDL's disk driver, and the keys act on the player.
 @Suite(.serialized) struct WindowCommandTests {
+    /// Starts `process` and collects its stdout as it comes (stderr is dropped).
+    static func start(_ process: Process) throws -> Locked<String> {
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let log = Locked("")
+        Thread {
+            let handle = stdout.fileHandleForReading
+            while case let chunk = handle.availableData, !chunk.isEmpty {
+                log.set(log.get() + String(decoding: chunk, as: UTF8.self))
+            }
+        }.start()
+        return log
+    }
+
     @Test func withoutADisplayItFailsAtOnceNamingTheAlternatives() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Binary.path)
@@ -41,19 +57,8 @@ import Testing
         process.environment = ProcessInfo.processInfo.environment.merging([
             "DISPLAY": display.name, "SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": sound,
         ]) { $1 }
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
         let started = Date()
-        try process.run()
-        let log = Locked("")
-        let reader = Thread {
-            let handle = stdout.fileHandleForReading
-            while case let chunk = handle.availableData, !chunk.isEmpty {
-                log.set(log.get() + String(decoding: chunk, as: UTF8.self))
-            }
-        }
-        reader.start()
+        let log = try Self.start(process)
         func waitFor(_ text: String) async -> Bool {
             let deadline = Date().addingTimeInterval(15)
             while !log.get().contains(text), Date() < deadline { try? await Task.sleep(for: .milliseconds(50)) }
@@ -102,18 +107,7 @@ import Testing
         process.environment = ProcessInfo.processInfo.environment.merging([
             "DISPLAY": display.name, "SDL_AUDIODRIVER": "dummy",
         ]) { $1 }
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let log = Locked("")
-        let reader = Thread {
-            let handle = stdout.fileHandleForReading
-            while case let chunk = handle.availableData, !chunk.isEmpty {
-                log.set(log.get() + String(decoding: chunk, as: UTF8.self))
-            }
-        }
-        reader.start()
+        let log = try Self.start(process)
         let deadline = Date().addingTimeInterval(15)
         while !log.get().contains("latency"), Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
         #expect(log.get().contains("2004 PLAY_EVT_PLAY_BEGIN"), "\(log.get())")
