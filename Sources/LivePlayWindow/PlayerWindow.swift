@@ -83,6 +83,7 @@ public final class PlayerWindow: VideoSink, @unchecked Sendable {
     private let onAction: @Sendable (Action) -> Void
     private var pending: (frame: VideoFrame, timing: FrameTiming)?
     private var statusText: String?
+    private var overlayLines: [String] = []
     private var readBackRequests: [CheckedContinuation<RGBPicture?, Never>] = []
     private var closing = false
     private var thread: Thread?
@@ -146,6 +147,16 @@ public final class PlayerWindow: VideoSink, @unchecked Sendable {
         Self.wake(event)
     }
 
+    /// The figures the window draws over the picture while its overlay is on (`i` toggles it): a few short lines,
+    /// in upper-case letters, digits and `. : / - % ( )`.
+    public func setOverlay(_ lines: [String]) {
+        let event = lock.withLock {
+            overlayLines = lines
+            return wakeEvent
+        }
+        Self.wake(event)
+    }
+
     /// What the window shows now, read back from the renderer (RGB, the window's size).
     public func readBack() async -> RGBPicture? {
         await withCheckedContinuation { continuation in
@@ -185,6 +196,10 @@ public final class PlayerWindow: VideoSink, @unchecked Sendable {
             if SDL_WaitEventTimeout(&event, 100) != 0 {
                 repeat {
                     if let action = WindowRenderer.action(for: event) { onAction(action) }
+                    if renderer.isOverlayKey(event) {
+                        renderer.overlayVisible.toggle()
+                        renderer.redraw()
+                    }
                     if renderer.isFullscreenKey(event) {
                         fullscreen.toggle()
                         renderer.setFullscreen(fullscreen)
@@ -192,12 +207,16 @@ public final class PlayerWindow: VideoSink, @unchecked Sendable {
                     if renderer.needsRedraw(event) { renderer.redraw() }
                 } while SDL_PollEvent(&event) != 0
             }
-            let (frame, status, requests, isClosing) = lock.withLock {
+            let (frame, status, overlay, requests, isClosing) = lock.withLock {
                 defer {
                     pending = nil
                     readBackRequests = []
                 }
-                return (pending, statusText, readBackRequests, closing)
+                return (pending, statusText, overlayLines, readBackRequests, closing)
+            }
+            if overlay != renderer.overlay {
+                renderer.overlay = overlay
+                if frame == nil, renderer.overlayVisible { renderer.redraw() }
             }
             if let frame { renderer.draw(frame.frame, timing: frame.timing) }
             renderer.setStatus(status)

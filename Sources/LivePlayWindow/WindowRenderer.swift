@@ -11,6 +11,9 @@ final class WindowRenderer {
     private var last: FrameTiming?
     private let title: String
     private var shownStatus: String?
+    /// The figures drawn over the picture while ``overlayVisible`` (`i`).
+    var overlay: [String] = []
+    var overlayVisible = false
     let wakeEvent: UInt32
     /// SDL's name for the renderer it chose (`opengl`, `software`, …).
     let name: String
@@ -76,6 +79,7 @@ final class WindowRenderer {
                 rotation: timing.rotation)
             SDL_RenderCopyExF(renderer, texture, nil, &destination, Double(timing.rotation.rawValue), nil, SDL_FLIP_NONE)
         }
+        if overlayVisible, !overlay.isEmpty { drawOverlay() }
         SDL_RenderPresent(renderer)
     }
 
@@ -123,6 +127,26 @@ final class WindowRenderer {
         return SDL_FRect(
             x: Float(left + width / 2 - unturnedWidth / 2), y: Float(top + height / 2 - unturnedHeight / 2),
             w: Float(unturnedWidth), h: Float(unturnedHeight))
+    }
+
+    /// The figures at the top left, white on a dark box, in the built-in font at twice its size.
+    private func drawOverlay() {
+        let scale = 2
+        let margin = 8
+        let lineHeight = (BitmapFont.height + 3) * scale
+        let widest = overlay.map(\.count).max() ?? 0
+        var box = SDL_Rect(
+            x: Int32(margin), y: Int32(margin), w: Int32(widest * BitmapFont.advance * scale + 2 * margin),
+            h: Int32(overlay.count * lineHeight + 2 * margin - 3 * scale))
+        SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
+        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 176)
+        SDL_RenderFillRect(renderer, &box)
+        SDL_SetRenderDrawColor(renderer, 255, 255, 255, 255)
+        for (index, line) in overlay.enumerated() {
+            let dots = BitmapFont.dots(line, x: 2 * margin, y: 2 * margin + index * lineHeight, scale: scale)
+            dots.withUnsafeBufferPointer { _ = SDL_RenderFillRects(renderer, $0.baseAddress, Int32($0.count)) }
+        }
+        SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_NONE)
     }
 
     private func clear() {
@@ -193,6 +217,10 @@ final class WindowRenderer {
         case Int(SDLK_i.rawValue): return .toggleOverlay
         default: return nil
         }
+    }
+
+    func isOverlayKey(_ event: SDL_Event) -> Bool {
+        event.type == SDL_KEYDOWN.rawValue && Int(event.key.keysym.sym) == Int(SDLK_i.rawValue)
     }
 
     func isFullscreenKey(_ event: SDL_Event) -> Bool {

@@ -125,5 +125,16 @@ final class WindowStatus: LivePlayListener, @unchecked Sendable {
 
     func onNetStatus(_ status: NetStatus) {
         report.onNetStatus(status)
+        window.setOverlay(Self.overlay(status))
+    }
+
+    /// The figures `i` shows over the picture, from the net status of the last second.
+    static func overlay(_ status: NetStatus) -> [String] {
+        let latency = Double(status.endToEndLatencyMilliseconds ?? status.latencyMilliseconds) / 1000
+        return [
+            String(format: "LATENCY %.2f S  CACHE %.2f S", latency, Double(status.cacheMilliseconds) / 1000),
+            String(format: "%.0f FPS  %d KBIT/S", status.videoFPS, status.videoBitrateKbps + status.audioBitrateKbps),
+            String(format: "%@  RATE %.2f  STUTTERS %d", status.mode.uppercased(), status.rate, status.stutters),
+        ]
     }
 }

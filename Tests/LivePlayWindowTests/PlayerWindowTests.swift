@@ -127,6 +127,29 @@ import Testing
             ])
     }
 
+    @Test func iShowsTheFiguresOverThePicture() async throws {
+        guard let display = try Self.display() else { return }
+        defer { display.stop() }
+        let frame = try #require(try Self.frames().dropFirst(10).first)
+        let window = try PlayerWindow(options: .init(title: "liveplay overlay test", size: PictureSize(width: 480, height: 300))) { _ in }
+        defer { window.close() }
+        window.setOverlay(["LATENCY 1.00 S"])
+        window.present(frame, timing: FrameTiming(pts: frame.pts, position: frame.pts, rate: 1, droppedBefore: 0))
+        let without = try #require(await window.readBack())
+        try display.press("i", inWindowNamed: "liveplay overlay test")
+        var with = without
+        let deadline = ContinuousClock.now + .seconds(5)
+        while with.pixels == without.pixels, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            with = try #require(await window.readBack())
+        }
+        // The L's left column: 2×2 dots from (16, 16) down to (17, 29), white; beside it, the dark box.
+        let pixel = { (picture: RGBPicture, x: Int, y: Int) in Array(picture.pixels[(y * picture.width + x) * 3..<(y * picture.width + x) * 3 + 3]) }
+        for y in [16, 22, 29] { #expect(pixel(with, 16, y).allSatisfy { $0 > 240 }, "a lit dot at (16, \(y))") }
+        #expect(pixel(with, 20, 16).allSatisfy { $0 < 100 }, "the box behind the text is dark")
+        #expect(pixel(without, 16, 16) != pixel(with, 16, 16), "nothing drawn before i")
+    }
+
     @Test func withoutADisplayTheWindowSaysSoAtOnce() throws {
         let reason = try #require(PlayerWindow.displayUnavailableReason(environment: [:]))
         #expect(reason.contains("DISPLAY") && reason.contains("WAYLAND_DISPLAY") && reason.contains("--video-out"))
