@@ -69,6 +69,7 @@ public final class LivePlayer: @unchecked Sendable {
     /// What a front end set while playing or before, kept for the next playback too.
     private var volume = 100
     private var muted = false
+    private var volumeEvaluation: Duration?
     private var renderMode = RenderMode.fillEdge
     private var rotation = RenderRotation.rotation0
     private var lastPicture: VideoFrame?
@@ -200,6 +201,12 @@ public final class LivePlayer: @unchecked Sendable {
         change({ $0.volume = min(100, max(0, volume)) }, then: { $0.setVolume(volume) })
     }
 
+    /// TXLivePlayer's `enableAudioVolumeEvaluation`: every `interval` (at least 100 ms), the level of the sound
+    /// played as `LIVEPLAY_EVT_AUDIO_VOLUME` (9011) with `volume` 0…100; nil turns it off.
+    public func enableAudioVolumeEvaluation(_ interval: Duration?) {
+        change({ $0.volumeEvaluation = interval }, then: { $0.enableAudioVolumeEvaluation(interval) })
+    }
+
     /// TXLivePlayer's `setMute`: silences the sound and keeps the volume for when it is unmuted.
     public func setMute(_ muted: Bool) {
         change({ $0.muted = muted }, then: { $0.setMute(muted) })
@@ -250,6 +257,7 @@ public final class LivePlayer: @unchecked Sendable {
             self.control = control
             control.setVolume(volume)
             control.setMute(muted)
+            control.enableAudioVolumeEvaluation(volumeEvaluation)
             control.setRenderMode(renderMode)
             control.setRenderRotation(rotation)
             return (storedConfiguration, self.videoSink, self.audioSink)

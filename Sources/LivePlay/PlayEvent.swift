@@ -67,6 +67,9 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
     public static let resumed = PlayEventCode(9008, "LIVEPLAY_EVT_RESUMED")
     public static let seekStarted = PlayEventCode(9009, "LIVEPLAY_EVT_SEEK_START")
     public static let seekDone = PlayEventCode(9010, "LIVEPLAY_EVT_SEEK_DONE")
+    /// The level of the sound played, every `enableAudioVolumeEvaluation` interval (TXLivePlayer's
+    /// `onPlayoutVolumeUpdate`).
+    public static let audioVolume = PlayEventCode(9011, "LIVEPLAY_EVT_AUDIO_VOLUME")
     /// liveplay's own warning: the stream carries malformed data the demuxer skipped (a lying PreviousTagSize,
     /// an oversized tag, bad script data), reported at most once per kind every 10 s with counts.
     public static let malformedData = PlayEventCode(9101, "LIVEPLAY_WARNING_MALFORMED_DATA")
@@ -78,7 +81,7 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
         receiveDataLag, videoPlayLag, videoDiscontinuity, dnsFailed, serverConnectFailed,
         handshakeFailed, serverDisconnected, readWriteFailed, networkDisconnected, fileNotFound, hevcDecodeFailed,
         serverRefused, catchUpStarted, catchUpEnded, catchUpSkip, latencyChanged, listenerOverflow, sessionSummary,
-        paused, resumed, unplayable, seekStarted, seekDone, malformedData,
+        paused, resumed, unplayable, seekStarted, seekDone, audioVolume, malformedData,
     ]
 }
 

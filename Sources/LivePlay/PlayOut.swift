@@ -143,6 +143,8 @@ final class PlayOut {
     func applyControl() {
         let presentation = control.takePresentation()
         presenter.volume = presentation.gain
+        volumeEvaluation = presentation.volumeEvaluation
+        presenter.measuresLevel = volumeEvaluation != nil
         presenter.renderMode = presentation.renderMode
         presenter.rotation = presentation.rotation
         if let change = presentation.videoSink { presenter.videoSink = change.sink }
@@ -238,6 +240,7 @@ final class PlayOut {
             videoDrained = true
             take(decoding.flushVideo())
         }
+        evaluateVolume(at: now)
         if let drain {
             // The engine ran dry at the end: the last pictures (reordered past the last decode time) and
             // sound are shown at their times, then playback ends.
@@ -270,6 +273,23 @@ final class PlayOut {
     }
 
     /// Hands the sinks what is due; the first picture is shown as soon as it is decoded.
+    /// How often the level of the sound played is reported (`enableAudioVolumeEvaluation`), and when it last was.
+    private var volumeEvaluation: Duration?
+    private var volumeReportedAt: Duration?
+
+    /// `LIVEPLAY_EVT_AUDIO_VOLUME` once an interval: the peak of the sound handed to the sink since the last one.
+    private func evaluateVolume(at now: Duration) {
+        guard let interval = volumeEvaluation else {
+            volumeReportedAt = nil
+            return
+        }
+        let since = volumeReportedAt ?? now
+        volumeReportedAt = since
+        guard now - since >= interval else { return }
+        volumeReportedAt = now
+        reporter.report(Reports.audioVolume(peak: presenter.takeAudioPeak()))
+    }
+
     private func present() {
         guard let position = engine.position else { return }
         let picture =

@@ -16,6 +16,7 @@ public final class PlaybackControl: @unchecked Sendable {
     private var pendingAudioSink: SinkChange<any AudioSink>?
     private var storedVolume = 100
     private var storedMute = false
+    private var storedVolumeEvaluation: Duration?
     private var storedRenderMode = RenderMode.fillEdge
     private var storedRotation = RenderRotation.rotation0
     private var storedLastPicture: VideoFrame?
@@ -71,6 +72,12 @@ public final class PlaybackControl: @unchecked Sendable {
         lock.withLock { pendingAudioSink = SinkChange(sink: sink) }
     }
 
+    /// TXLivePlayer's `enableAudioVolumeEvaluation`: every `interval` (at least 100 ms; nil stops it) the level
+    /// of the sound played is reported as `LIVEPLAY_EVT_AUDIO_VOLUME` (9011), `volume` 0…100.
+    public func enableAudioVolumeEvaluation(_ interval: Duration?) {
+        lock.withLock { storedVolumeEvaluation = interval.map { max($0, .milliseconds(100)) } }
+    }
+
     /// TXLivePlayer's `setVolume`: 0…100 (clamped), applied with a 10 ms ramp.
     public func setVolume(_ volume: Int) {
         lock.withLock { storedVolume = min(100, max(0, volume)) }
@@ -106,7 +113,8 @@ public final class PlaybackControl: @unchecked Sendable {
             }
             return Presentation(
                 gain: storedMute ? 0 : Float(storedVolume) / 100, renderMode: storedRenderMode,
-                rotation: storedRotation, videoSink: pendingVideoSink, audioSink: pendingAudioSink)
+                rotation: storedRotation, videoSink: pendingVideoSink, audioSink: pendingAudioSink,
+                volumeEvaluation: storedVolumeEvaluation)
         }
     }
 
@@ -155,4 +163,5 @@ struct Presentation {
     var rotation: RenderRotation
     var videoSink: SinkChange<any VideoSink>?
     var audioSink: SinkChange<any AudioSink>?
+    var volumeEvaluation: Duration?
 }

@@ -52,6 +52,16 @@ final class Presenter {
     var queuedAudioFrames: Int { audio.count }
 
     /// Scales by ``volume``, moving the gain there linearly over 10 ms (a step would click).
+    /// The loudest sample handed to the sink since ``takeAudioPeak()`` (after the volume), 0…1.
+    private var audioPeak: Float = 0
+    /// The sound's level is being evaluated (`enableAudioVolumeEvaluation`).
+    var measuresLevel = false
+
+    func takeAudioPeak() -> Float {
+        defer { audioPeak = 0 }
+        return audioPeak
+    }
+
     private func applyVolume(to samples: inout [Float], channels: Int, sampleRate: Int) {
         // The first sound starts at the volume set: a ramp is for changes while it plays.
         if !playedAudio {
@@ -98,9 +108,15 @@ final class Presenter {
         video.insert(frame, pts: frame.pts)
     }
 
-    /// Audio is converted and stretched only for a sink: with none, decoded audio goes no further.
+    /// Audio is converted and stretched only for a sink: with none, decoded audio goes no further (but for its
+    /// level, when ``measuresLevel``: what would be played, at the volume set).
     func enqueue(_ frame: AudioFrame) {
-        guard audioSink != nil else { return }
+        guard audioSink != nil else {
+            if measuresLevel {
+                for sample in frame.interleavedFloat32() { audioPeak = max(audioPeak, abs(sample) * volume) }
+            }
+            return
+        }
         audio.insert(frame, pts: frame.pts)
     }
 
@@ -177,6 +193,7 @@ final class Presenter {
         self.stretcher = stretcher
         guard !samples.isEmpty else { return }
         applyVolume(to: &samples, channels: frame.channels, sampleRate: frame.sampleRate)
+        for sample in samples { audioPeak = max(audioPeak, abs(sample)) }
         lastPlayedAudio = pts
         sink.play(
             AudioSamples(

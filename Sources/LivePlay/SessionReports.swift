@@ -1,3 +1,4 @@
+import Foundation
 import LivePlayBuffering
 import LivePlayCore
 import LivePlayFLV
@@ -219,6 +220,13 @@ enum Reports {
 
     static func resumedAtLiveEdge(latency: Duration) -> Report {
         Report(.resumed, "resumed at the live edge", ["latency_ms": .int(latency.milliseconds)])
+    }
+
+    /// The sound's level as TXLivePlayer reports it (0…100, the peak as a fraction of full scale), and in dBFS.
+    static func audioVolume(peak: Float) -> Report {
+        let volume = Int64((min(1, max(0, peak)) * 100).rounded())
+        let decibels = peak > 0 ? (20 * log10(Double(peak)) * 10).rounded() / 10 : -120
+        return Report(.audioVolume, "sound level \(volume)", ["volume": .int(volume), "peak_dbfs": .double(decibels)])
     }
 
     static func latencyChanged(

@@ -116,6 +116,9 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(help: "Show the picture in a window and play the sound on the sound device (keys: README).")
     var window = false
 
+    @Option(parsing: .unconditional, help: "Report the sound's level every MS milliseconds (at least 100): event 9011.")
+    var volumeEvaluation: Int?
+
     func validate() throws {
         if let url, url != "demo" {
             do {
@@ -131,6 +134,9 @@ struct PlayCommand: AsyncParsableCommand {
         if let duration { try Seconds.check(duration, "--duration") }
         if let start { try Seconds.check(start, "--start", allowsZero: true) }
         if let frames, frames <= 0 { throw ValidationError("--frames must be positive") }
+        if let volumeEvaluation, volumeEvaluation < 100 {
+            throw ValidationError("--volume-evaluation is at least 100 ms (TXLivePlayer's enableAudioVolumeEvaluation)")
+        }
         if json && human { throw ValidationError("--json and --human exclude each other") }
         if window, outputs.audioOut != nil {
             throw ValidationError("--window plays the sound on the sound device; --audio-out cannot take it too")
@@ -209,6 +215,7 @@ struct PlayCommand: AsyncParsableCommand {
             audioSink: sinks.audio, arrivalTap: sinks.arrivals, logger: Self.logger(level))
         let report = RunReport(log: log, target: shown)
         player.listener = report
+        if let volumeEvaluation { player.enableAudioVolumeEvaluation(.milliseconds(volumeEvaluation)) }
         var frontEnd: WindowFrontEnd?
         if window {
             do {

@@ -19,14 +19,15 @@ import Testing
     }
 
     static func run(
-        _ path: String, video: (any VideoSink)? = nil, audio: (any AudioSink)? = nil, control: PlaybackControl
+        _ path: String, video: (any VideoSink)? = nil, audio: (any AudioSink)? = nil, control: PlaybackControl,
+        onEvent: @escaping @Sendable (PlayEvent) -> Void = { _ in }
     ) async -> PlaybackOutcome {
         var quiet = Logger(label: "test")
         quiet.logLevel = .critical
         let session = LiveSession(
             url: path, configuration: LivePlayConfiguration(), clock: VirtualClock(), logger: quiet, videoSink: video,
             audioSink: audio, control: control)
-        return await session.run(onEvent: { _ in })
+        return await session.run(onEvent: onEvent)
     }
 
     @Test func planesAreTheDecodersOwnRowsWithTheirStrides() throws {
@@ -103,5 +104,32 @@ import Testing
         // Muted from the block after 1 s on: silence within 10 ms of sound.
         let muted = sink.inner.played.filter { $0.pts.milliseconds >= 1200 }.flatMap(\.samples)
         #expect(!muted.isEmpty && muted.allSatisfy { $0 == 0 })
+    }
+
+    /// TXLivePlayer's `enableAudioVolumeEvaluation`: a level every interval, from the sound actually played (so
+    /// muting shows as 0), never more often than every 100 ms.
+    @Test func theSoundsLevelIsReportedEveryIntervalAndFollowsMute() async throws {
+        let path = try Fixture.h264AAC.path()
+        final class Muter: AudioSink, @unchecked Sendable {
+            let control: PlaybackControl
+            init(control: PlaybackControl) { self.control = control }
+            func play(_ audio: AudioSamples) { if audio.pts.milliseconds >= 2000 { control.setMute(true) } }
+            var unplayedDuration: Duration? { nil }
+        }
+        let control = PlaybackControl()
+        control.enableAudioVolumeEvaluation(.milliseconds(20))  // raised to the 100 ms floor
+        let events = Locked<[PlayEvent]>([])
+        _ = await Self.run(path, audio: Muter(control: control), control: control) { event in
+            if event.code == .audioVolume { events.set(events.get() + [event]) }
+        }
+        let levels = events.get()
+        let times = levels.map(\.elapsedMilliseconds)
+        #expect(levels.count >= 20 && levels.count <= 32, "about every 100 ms over 3 s: \(times)")
+        #expect(zip(times, times.dropFirst()).allSatisfy { $1 - $0 >= 100 }, "\(times)")
+        let volume = { (event: PlayEvent) -> Int64 in if case .int(let value)? = event.parameters["volume"] { value } else { -1 } }
+        let loud = levels.filter { $0.elapsedMilliseconds > 1200 && $0.elapsedMilliseconds < 1900 }.map(volume)
+        #expect(!loud.isEmpty && loud.allSatisfy { $0 > 10 && $0 <= 100 }, "the tone plays: \(loud)")
+        let quiet = levels.filter { $0.elapsedMilliseconds > 2400 }.map(volume)
+        #expect(!quiet.isEmpty && quiet.allSatisfy { $0 == 0 }, "muted: \(quiet)")
     }
 }

@@ -131,7 +131,7 @@ import Testing
         for option in [
             "--json", "--human", "--duration", "--frames", "--no-decode", "--trace-frames", "--mode", "--cache-time",
             "--min-cache", "--max-cache", "--video-out", "--audio-out", "--snapshot-every", "--render-mode", "--rotation",
-            "--arrival-trace", "--window", "Exit codes", "demo",
+            "--arrival-trace", "--window", "--volume-evaluation", "Exit codes", "demo",
         ] {
             #expect(help.contains(option), "help lacks \(option)")
         }
@@ -141,6 +141,7 @@ import Testing
         #expect(try Binary.run(["demo", "--no-decode", "--frames", "1"]).status == ExitStatus.usage)
         #expect(try Binary.run(["demo", "--json", "--human"]).status == ExitStatus.usage)
         #expect(try Binary.run(["demo", "--rotation", "45"]).status == ExitStatus.usage)
+        #expect(try Binary.run(["demo", "--volume-evaluation", "50"]).status == ExitStatus.usage)
     }
 }
 
