@@ -196,7 +196,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LivePlayWindowTests",
-            dependencies: ["LivePlayWindow", "LivePlay", "LivePlayTesting"],
+            dependencies: ["LivePlayWindow", "LivePlay", "LivePlayTesting", "LivePlayLab"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -16,6 +16,9 @@ public enum Fixture: String, CaseIterable, Sendable {
     /// H.264 (no B-frames) + AAC 64 kbit/s mono, 320x240 at 25 fps, 2 s GOP, 10 s: long enough for seconds of
     /// steady playback.
     case longH264AAC = "h264-aac-10s"
+    /// A/V sync: black 320x240 at 30 fps with a white picture for the first 0.1 s of every second, and a 1 kHz beep
+    /// for the same 0.1 s (silence otherwise), AAC 44.1 kHz mono; 20 s, 1 s GOP.
+    case flashBeep = "flash-beep"
 
     /// The ffmpeg arguments that make it (output path appended).
     public var ffmpegArguments: [String] {
@@ -35,6 +38,14 @@ public enum Fixture: String, CaseIterable, Sendable {
                 "-c:a", "aac", "-vn"]
         case .longH264AAC:
             return video + audio + ["-t", "10"] + x264 + ["-bf", "0", "-g", "50", "-c:a", "aac", "-b:a", "64k"]
+        case .flashBeep:
+            return [
+                "-f", "lavfi", "-i", "color=c=black:size=320x240:rate=30", "-f", "lavfi", "-i",
+                "color=c=white:size=320x240:rate=30", "-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=44100",
+                "-filter_complex",
+                "[0][1]overlay=enable='lt(mod(t,1),0.1)'[v];[2]volume=volume=0:enable='gte(mod(t,1),0.1)'[a]",
+                "-map", "[v]", "-map", "[a]", "-t", "20", "-ac", "1",
+            ] + x264 + ["-bf", "0", "-g", "30", "-c:a", "aac", "-b:a", "96k"]
         case .h264MP3:
             return video + audio + ["-t", "2"] + x264 + ["-bf", "0", "-g", "25", "-c:a", "libmp3lame", "-b:a", "64k"]
         }

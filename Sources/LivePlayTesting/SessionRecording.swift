@@ -25,6 +25,7 @@ public struct SessionRecording: Sendable {
     /// runs alongside and may wait for events (``EventProbe``) to act on servers at the right moment.
     public static func record(
         _ url: String, configuration: LivePlayConfiguration, limit: Duration = .seconds(20), sink: RecordingSink? = nil,
+        videoSink: (any VideoSink & Sendable)? = nil, audioSink: (any AudioSink & Sendable)? = nil,
         recordsArrivals: Bool = false, stopWhen: @escaping @Sendable (PlayEvent) -> Bool = { _ in false },
         script: (@Sendable (EventProbe) async -> Void)? = nil
     ) async -> SessionRecording {
@@ -37,8 +38,8 @@ public struct SessionRecording: Sendable {
         let outcome = await withTaskGroup(of: PlaybackOutcome?.self) { group in
             group.addTask {
                 let session = LiveSession(
-                    url: url, configuration: configuration, clock: ContinuousClock(), logger: logger, videoSink: sink,
-                    audioSink: sink, control: control, arrivalTap: arrivals)
+                    url: url, configuration: configuration, clock: ContinuousClock(), logger: logger,
+                    videoSink: videoSink ?? sink, audioSink: audioSink ?? sink, control: control, arrivalTap: arrivals)
                 return await session.run(
                     onEvent: { event in
                         box.append(event)
