@@ -68,7 +68,8 @@ public struct PlaybackEngine: Sendable {
     private var backlog = ArrivalBacklog()
     /// When resuming began to wait for an outage's backlog to land.
     private var holdingSince: Duration?
-    /// What the stall under way added to the target (auto), until playback begins again.
+    /// What the stall under way added to the target (auto; zero when it will add nothing), until playback begins
+    /// again.
     private var stallRaise: Duration?
     /// Any video arrived (keyframe or not): then playback waits for a keyframe, never starts on audio.
     private var sawVideo = false
@@ -176,6 +177,7 @@ public struct PlaybackEngine: Sendable {
             }
         case .loading:
             skipGap()
+            raiseTargetIfStuttering(at: now)
             let loaded = bufferLatency >= resumeLevel || buffer.duration >= resumeLevel
             if loaded, hasStarted, !inputEnded, isBacklogLanding(at: now) {
                 // An outage's backlog is arriving at link speed: resuming now would see only part of it.
@@ -200,11 +202,6 @@ public struct PlaybackEngine: Sendable {
                 self.position = edge
                 state = .loading
                 stalledSince = now - Duration.seconds(((position - edge).seconds) / rate)
-                if parameters.autoAdjustCacheTime {
-                    let raised = clampTarget(target + parameters.rebufferIncrement)
-                    stallRaise = raised - target
-                    target = raised
-                }
                 setRate(1.0, into: &actions)
                 actions.append(.loading(buffered: .zero))
             } else {
@@ -216,13 +213,26 @@ public struct PlaybackEngine: Sendable {
         return actions
     }
 
+    /// Auto: a stall that lasts `videoBlockThreshold` (a stutter, `PLAY_WARNING_VIDEO_PLAY_LAG`) raises the target
+    /// by `rebufferIncrement`, and so what this stall waits for. A shorter one (the buffer ran dry for a few
+    /// milliseconds as the media came in) is no evidence the link needs more cache.
+    private mutating func raiseTargetIfStuttering(at now: Duration) {
+        guard parameters.autoAdjustCacheTime, hasStarted, stallRaise == nil, let stalledSince,
+            now - stalledSince >= parameters.videoBlockThreshold
+        else { return }
+        let raised = clampTarget(target + parameters.rebufferIncrement)
+        stallRaise = raised - target
+        target = raised
+    }
+
     /// Media of a new connection arrived. A stall under way was the connection's loss, not the network's jitter:
-    /// auto takes back what the stall added to its target (a reset and a reconnect to a GOP cache say nothing
-    /// about how much cache the link needs).
+    /// auto takes back what the stall added to its target, or will not add it (a reset and a reconnect to a GOP
+    /// cache say nothing about how much cache the link needs).
     public mutating func connectionRestarted() {
-        guard state == .loading, let raised = stallRaise else { return }
-        target = clampTarget(target - raised)
-        stallRaise = nil
+        guard state == .loading, hasStarted else { return }
+        if let raised = stallRaise { target = clampTarget(target - raised) }
+        // Nothing more to add for this stall.
+        stallRaise = .zero
     }
 
     /// Holds playback where it is (TXLivePlayer's `pause`); the buffer keeps filling within its limits.

@@ -138,14 +138,17 @@ public struct RunComparison: Sendable {
         disagreements = []
         let realChanges = Self.stateChanges(recording.events)
         let replayedChanges = Self.stateChanges(replay.events)
+        let anyChange = Self.stateChanges(recording.events, stuttersOnly: false)
+            + Self.stateChanges(replay.events, stuttersOnly: false)
         transitions = Array(zip(realChanges, replayedChanges))
         let near = Self.transitionTolerance.milliseconds
         transitionsAgree = realChanges.count == replayedChanges.count && transitions.allSatisfy { abs($0 - $1) <= near }
         for sample in samples {
             guard let other = replay.samples.first(where: { $0.second == sample.second }) else { continue }
             if sample.playing != other.playing {
+                // The state a status reports follows a stall or resume in the second before it.
                 let at = Int64(sample.second) * 1000
-                if !(realChanges + replayedChanges).contains(where: { abs($0 - at) <= near }) {
+                if !anyChange.contains(where: { $0 > at - 1000 - near && $0 <= at + near }) {
                     disagreements.append((sample.second, sample.latency, other.latency))
                 }
                 continue
@@ -161,9 +164,20 @@ public struct RunComparison: Sendable {
         }
     }
 
-    /// When playback stalled (`PLAY_EVT_PLAY_LOADING`) and began again (`PLAY_EVT_PLAY_BEGIN`) after its first begin.
-    static func stateChanges(_ events: [PlayEvent]) -> [Int64] {
-        let changes = events.filter { $0.code == .playLoading || $0.code == .playBegin }
-        return changes.drop { $0.code != .playBegin }.dropFirst().map(\.elapsedMilliseconds)
+    /// When playback stalled (`PLAY_EVT_PLAY_LOADING`) and began again (`PLAY_EVT_PLAY_BEGIN`) after its first
+    /// begin, for the stalls the player counts as stutters (over 500 ms): whether the buffer runs dry for a few
+    /// milliseconds as a backlog comes in is a matter of milliseconds in either run.
+    static func stateChanges(_ events: [PlayEvent], stuttersOnly: Bool = true) -> [Int64] {
+        let changes = events.filter { $0.code == .playLoading || $0.code == .playBegin }.drop { $0.code != .playBegin }
+            .dropFirst().map(\.elapsedMilliseconds)
+        var stutters: [Int64] = []
+        var index = 0
+        // A stall still open when the run ends (the replay runs dry where the recording stopped) is not compared.
+        while index + 1 < changes.count {
+            let (stalled, resumed) = (changes[index], changes[index + 1])
+            if resumed - stalled > 500 || !stuttersOnly { stutters += [stalled, resumed] }
+            index += 2
+        }
+        return stutters
     }
 }

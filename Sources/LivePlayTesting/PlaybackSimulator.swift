@@ -215,6 +215,7 @@ public enum PlaybackSimulator {
     public static func replay(
         _ reads: [ArrivalRead], parameters: LatencyParameters, duration: Duration, step: Duration = .milliseconds(10)
     ) -> (samples: [RunSample], events: [PlayEvent]) {
+        var times = (1...max(1, Int(duration.seconds))).map { Duration.seconds($0) }[...]
         let clock = VirtualClock()
         var events: [PlayEvent] = []
         let playback = PacketPlayback(
@@ -233,11 +234,12 @@ public enum PlaybackSimulator {
                 next += 1
             }
             _ = playback.advance()
-            if now >= .seconds(1), now.milliseconds % 1000 == 0 {
+            while let time = times.first, now >= time {
+                times.removeFirst()
                 let engine = playback.engine
                 samples.append(
                     RunSample(
-                        second: Int(now.milliseconds / 1000), latency: engine.bufferLatency,
+                        second: Int((time.seconds).rounded()), latency: engine.bufferLatency,
                         playing: engine.state == .playing, rate: engine.rate,
                         endToEnd: engine.position.map { now - .milliseconds($0.milliseconds + onTime) }))
             }

@@ -19,11 +19,13 @@ public struct RunSample: Sendable, Hashable, Codable {
         self.endToEnd = endToEnd
     }
 
-    /// A real session's net status, at the whole second nearest to it.
+    /// A real session's net status, at the whole second nearest to it. While it reconnects the status says
+    /// `connecting` though the buffer may still be playing: then a latency above zero means it is.
     public init(_ status: NetStatus) {
+        let playing = status.state == "playing" || (status.state == "connecting" && status.latencyMilliseconds > 0)
         self.init(
             second: Int((Double(status.elapsedMilliseconds) / 1000).rounded()),
-            latency: .milliseconds(status.latencyMilliseconds), playing: status.state == "playing", rate: status.rate,
+            latency: .milliseconds(status.latencyMilliseconds), playing: playing, rate: status.rate,
             endToEnd: status.endToEndLatencyMilliseconds.map { .milliseconds($0) })
     }
 }
