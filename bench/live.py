@@ -37,7 +37,8 @@ SCALE_SECONDS = float(env.get("SCALE_SECONDS", 8 if QUICK else 15))
 PROBE_STEPS = [int(n) for n in env.get("PROBE_STEPS", "50 200" if QUICK else "50 100 200 400").split()]
 DECODE_STEPS = [int(n) for n in env.get("DECODE_STEPS", "2 8" if QUICK else "2 4 8 16").split()]
 PLOT_SECONDS = float(env.get("PLOT_SECONDS", 14 if QUICK else 20))
-SECTIONS = env.get("SECTIONS", "firstframe cpu rss scale plot").split()
+SECTIONS = env.get("SECTIONS", "firstframe cpu rss scale plot window").split()
+WINDOW_SECONDS = float(env.get("WINDOW_SECONDS", 12 if QUICK else 30))
 
 samples = {}  # key -> list of numbers (the raw data in results.json)
 notes = []  # what went wrong, printed under the tables
@@ -266,6 +267,59 @@ def measure_cpu():
                 cpu = usage.ru_utime + usage.ru_stime
                 add(f"cpu/{stream}/{name}", cpu / seconds)
                 add(f"rss/{stream}/{name}-kB", usage.ru_maxrss)
+
+
+# --- 3b: a window with sound -------------------------------------------------------------------------------
+
+def start_xvfb():
+    """A virtual display (Xvfb picks the number): (process, ':N')."""
+    process = subprocess.Popen(["Xvfb", "-displayfd", "1", "-screen", "0", "1280x720x24", "-nolisten", "tcp"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+    ready, _, _ = select.select([process.stdout], [], [], 10)
+    number = os.read(process.stdout.fileno(), 64).decode().strip() if ready else ""
+    if not number.isdigit():
+        kill_group(process)
+        raise RuntimeError("Xvfb did not start")
+    return process, f":{number}"
+
+
+def measure_window():
+    """`liveplay URL --window` against ffplay and mpv, each showing the 720p30 stream in a window with its sound,
+    for WINDOW_SECONDS under Xvfb (Mesa's GL); sound through SDL's disk driver into /dev/null (ffplay and liveplay
+    use SDL; mpv its own SDL output). CPU is the child's user + system time over the seconds played."""
+    try:
+        xvfb, display = start_xvfb()
+    except (OSError, RuntimeError) as error:
+        notes.append(f"window: {error}")
+        return
+    seconds = WINDOW_SECONDS
+    previous = {key: os.environ.get(key) for key in ("DISPLAY", "SDL_AUDIODRIVER", "SDL_DISKAUDIOFILE")}
+    os.environ.update({"DISPLAY": display, "SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": "/dev/null"})
+    commands = {
+        "liveplay": [f"{BIN}/liveplay", LAB, "--window", "--duration", str(seconds), "--json"],
+        "ffplay": ["ffplay", "-hide_banner", "-loglevel", "error", "-autoexit", "-t", str(seconds), LAB],
+        "mpv": ["mpv", "--no-config", "--really-quiet", "--ao=sdl", f"--length={seconds}", LAB],
+    }
+    try:
+        for round_index in range(LIVE_ROUNDS):
+            names = list(commands)
+            order = names[round_index % 3:] + names[:round_index % 3]
+            for name in order:
+                log(f"window round {round_index + 1}/{LIVE_ROUNDS}: {name}")
+                wall, status, usage = run_to_exit(commands[name], seconds + 30)
+                if wall is None or status != 0 or wall < seconds * 0.8:
+                    notes.append(f"window {name}: exit status {status} after {wall} s")
+                    continue
+                add(f"window/{name}", (usage.ru_utime + usage.ru_stime) / wall)
+                add(f"window/{name}-kB", usage.ru_maxrss)
+    finally:
+        for key, value in previous.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        kill_group(xvfb)
+        xvfb.wait()
 
 
 # --- 4: RSS of N players in one process ------------------------------------------------------------------
@@ -662,6 +716,18 @@ def report(scale, series):
         out(f"| {name} | {fmt.format(value) if value is not None else 'not measured'} | "
             f"{verdict(test(value) if value is not None else None)} |")
     out("")
+    if any(k.startswith("window/") for k in samples):
+        out(f"### A window with sound: 720p30 from the lab, {WINDOW_SECONDS:.0f} s under Xvfb — lower is better")
+        out("")
+        out("| player | CPU, share of a core | peak RSS, MiB | CPU / ffplay's |")
+        out("|---|---|---|---|")
+        _, reference = cell("window/ffplay")
+        for name in ("liveplay", "ffplay", "mpv"):
+            text, median = cell(f"window/{name}", 1.0, 3)
+            memory, _ = cell(f"window/{name}-kB", 1 / 1024, 1)
+            ratio = f"{median / reference:.2f}" if median and reference else "—"
+            out(f"| {name} | {text} | {memory} | {ratio} |")
+        out("")
     if series:
         out("### Latency through a 3 s stall (at 5–8 s of the connection), end to end, s — lower is better")
         out("")
@@ -722,6 +788,8 @@ def main():
         measure_rss()
     if "scale" in SECTIONS:
         scale = measure_scale()
+    if "window" in SECTIONS:
+        measure_window()
     if "plot" in SECTIONS:
         try:
             series = measure_plot()

@@ -113,7 +113,7 @@ public struct RunComparison: Sendable {
     public var largestDifference: Duration
     /// The largest difference of end-to-end latency (real: the stream's wall-clock stamps; replay: estimated).
     public var largestEndToEndDifference: Duration?
-    /// The seconds whose latencies differ by more than the tolerance: (second, real, replayed). A second at which
+    /// The seconds, while both play, whose latencies differ by more than the tolerance: (second, real, replayed). A second at which
     /// one side is playing and the other loading counts only when neither stalled nor resumed within
     /// ``transitionTolerance`` of it (a resume a few milliseconds apart flips a sample from 0 to the whole cache).
     public var disagreements: [(second: Int, real: Duration, replayed: Duration)]
@@ -144,7 +144,9 @@ public struct RunComparison: Sendable {
         let near = Self.transitionTolerance.milliseconds
         transitionsAgree = realChanges.count == replayedChanges.count && transitions.allSatisfy { abs($0 - $1) <= near }
         for sample in samples {
-            guard let other = replay.samples.first(where: { $0.second == sample.second }) else { continue }
+            guard let other = replay.samples.first(where: { $0.second == sample.second }), sample.stateKnown else {
+                continue
+            }
             if sample.playing != other.playing {
                 // The state a status reports follows a stall or resume in the second before it.
                 let at = Int64(sample.second) * 1000
@@ -153,6 +155,9 @@ public struct RunComparison: Sendable {
                 }
                 continue
             }
+            // While both load, the buffer refills by a burst whose exact millisecond decides the figure: the
+            // latency is compared while playing.
+            guard sample.playing else { continue }
             comparedSeconds += 1
             let difference = abs(sample.latency.milliseconds - other.latency.milliseconds)
             largestDifference = max(largestDifference, .milliseconds(difference))

@@ -6,10 +6,18 @@ public struct RunSample: Sendable, Hashable, Codable {
     /// Buffer latency (`latency_ms`).
     public var latency: Duration
     public var playing: Bool
+    /// Whether ``playing`` is known: a real status says `connecting` while it reconnects, whether or not the
+    /// buffer still plays.
+    public var stateKnown = true
     public var rate: Double
     /// How long ago the media being shown was made: what a viewer waits (`e2e_latency_ms`, when the stream
     /// carries wall-clock stamps; estimated from on-time arrival in a replay).
     public var endToEnd: Duration?
+
+    /// The recorded fixtures (Tests/traces) predate ``stateKnown``: it is not stored.
+    enum CodingKeys: String, CodingKey {
+        case second, latency, playing, rate, endToEnd
+    }
 
     public init(second: Int, latency: Duration, playing: Bool, rate: Double, endToEnd: Duration? = nil) {
         self.second = second
@@ -19,14 +27,14 @@ public struct RunSample: Sendable, Hashable, Codable {
         self.endToEnd = endToEnd
     }
 
-    /// A real session's net status, at the whole second nearest to it. While it reconnects the status says
-    /// `connecting` though the buffer may still be playing: then a latency above zero means it is.
+    /// A real session's net status, at the whole second nearest to it.
     public init(_ status: NetStatus) {
-        let playing = status.state == "playing" || (status.state == "connecting" && status.latencyMilliseconds > 0)
+        let playing = status.state == "playing"
         self.init(
             second: Int((Double(status.elapsedMilliseconds) / 1000).rounded()),
             latency: .milliseconds(status.latencyMilliseconds), playing: playing, rate: status.rate,
             endToEnd: status.endToEndLatencyMilliseconds.map { .milliseconds($0) })
+        stateKnown = status.state != "connecting"
     }
 }
 
