@@ -193,7 +193,7 @@ final class Presenter {
         self.stretcher = stretcher
         guard !samples.isEmpty else { return }
         applyVolume(to: &samples, channels: frame.channels, sampleRate: frame.sampleRate)
-        for sample in samples { audioPeak = max(audioPeak, abs(sample)) }
+        if measuresLevel { for sample in samples { audioPeak = max(audioPeak, abs(sample)) } }
         lastPlayedAudio = pts
         sink.play(
             AudioSamples(

@@ -1,0 +1,64 @@
+import ArgumentParser
+import LivePlay
+import Logging
+
+/// `--log-level` choices, swift-log's levels (ffmpeg's `-loglevel`, mpv's `--msg-level`).
+enum LogLevelOption: String, CaseIterable, ExpressibleByArgument, Comparable {
+    case trace, debug, info, warning, error
+
+    /// The same level for libavcodec's messages (the cases are in the same order).
+    var codecLevel: CodecLog.Level {
+        CodecLog.Level(rawValue: Self.allCases.firstIndex(of: self)!)!
+    }
+
+    var swiftLogLevel: Logger.Level {
+        switch self {
+        case .trace: .trace
+        case .debug: .debug
+        case .info: .info
+        case .warning: .warning
+        case .error: .error
+        }
+    }
+
+    /// Whether an event of `code` is logged at this level: errors always; warnings from `warning` down;
+    /// the rest (and the session summary, at every level but `error`) from `info` down.
+    func logs(_ code: PlayEventCode) -> Bool {
+        if code.isError { return true }
+        if code.isWarning { return self <= .warning }
+        if code == .sessionSummary { return self <= .warning }
+        return self <= .info
+    }
+
+    static func < (lhs: Self, rhs: Self) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
+
+/// Checks a number of seconds given as an option: finite, positive (or zero), and at most a year, so no
+/// conversion to a `Duration` can trap on what a person typed (`nan`, `inf`, `1e300`).
+enum Seconds {
+    static let maximum: Double = 366 * 86_400
+
+    static func check(_ value: Double, _ name: String, allowsZero: Bool = false) throws {
+        guard value.isFinite, allowsZero ? value >= 0 : value > 0 else {
+            throw ValidationError("\(name) must be \(allowsZero ? "zero or more" : "positive"), got \(value)")
+        }
+        guard value <= maximum else { throw ValidationError("\(name) must be at most a year (\(Int(maximum)) s)") }
+    }
+}
+
+/// `--mode` choices.
+enum LatencyModeOption: String, CaseIterable, ExpressibleByArgument {
+    case auto
+    case speed
+    case smooth
+
+    var mode: LatencyMode {
+        switch self {
+        case .auto: .auto
+        case .speed: .speed
+        case .smooth: .smooth
+        }
+    }
+}
