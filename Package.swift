@@ -35,10 +35,11 @@ let package = Package(
             providers: [.apt(["libavcodec-dev", "libavutil-dev"])]
         ),
         // SDL2 (`libsdl2-dev`) by its header path and library name: sdl2.pc's Cflags carry `-D_REENTRANT`, which
-        // SwiftPM rejects with a warning on every build (.ci/setup checks `pkg-config --exists sdl2`).
+        // SwiftPM rejects with a warning on every build (.ci/setup checks `pkg-config --exists sdl2`). It also links
+        // Xlib (libx11-dev, which libsdl2-dev depends on) to ask whether a window manager runs.
         .systemLibrary(
             name: "CSDL2",
-            providers: [.apt(["libsdl2-dev"])]
+            providers: [.apt(["libsdl2-dev", "libx11-dev"])]
         ),
         .systemLibrary(
             name: "CRTMP",

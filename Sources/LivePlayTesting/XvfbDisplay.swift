@@ -39,7 +39,47 @@ public final class XvfbDisplay: @unchecked Sendable {
     deinit { stop() }
 
     public func stop() {
+        windowManager.map { ChildProcess.terminate($0, signal: SIGTERM) }
         ChildProcess.terminate(process, signal: SIGTERM)
+    }
+
+    /// Why no window manager can start here (Debian's `jwm`, a small EWMH one, is not installed), or nil.
+    public static var windowManagerUnavailableReason: String? {
+        ExternalTool.find("jwm") == nil ? "jwm is not installed (Debian's jwm)" : nil
+    }
+
+    private var windowManager: Process?
+
+    /// Starts a window manager on this display, as a desktop has (Xvfb alone is a bare X server), and returns once
+    /// it answers EWMH queries.
+    public func startWindowManager() throws {
+        guard let jwm = ExternalTool.find("jwm") else { throw LoopbackError("jwm not found (Debian's jwm)") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: jwm)
+        process.environment = ProcessInfo.processInfo.environment.merging(["DISPLAY": name]) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try ChildProcess.run(process)
+        windowManager = process
+        let deadline = Date().addingTimeInterval(10)
+        // `get_num_desktops` fails until an EWMH window manager has set _NET_NUMBER_OF_DESKTOPS.
+        while Int(try xdotool(["get_num_desktops"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 < 1 {
+            guard Date() < deadline else { throw LoopbackError("jwm did not start on \(name)") }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    /// Where the first window whose title contains `title` is, and its size (`xdotool getwindowgeometry`).
+    public func geometry(ofWindowNamed title: String) throws -> (x: Int, y: Int, width: Int, height: Int) {
+        guard let id = try xdotool(["search", "--name", title]).split(separator: "\n").first else {
+            throw LoopbackError("no window named \(title)")
+        }
+        var values: [String: Int] = [:]
+        for line in try xdotool(["getwindowgeometry", "--shell", String(id)]).split(separator: "\n") {
+            let parts = line.split(separator: "=")
+            if parts.count == 2 { values[String(parts[0])] = Int(parts[1]) }
+        }
+        return (values["X"] ?? 0, values["Y"] ?? 0, values["WIDTH"] ?? 0, values["HEIGHT"] ?? 0)
     }
 
     /// Runs `xdotool ARGUMENTS` on this display and returns its output.

@@ -23,8 +23,7 @@ final class WindowRenderer {
         // Linear filtering when scaling, like the picture conversions liveplay draws on the CPU.
         SDL_SetHint(SDL_HINT_RENDER_SCALE_QUALITY, "1")
         let centered = Int32(liveplay_sdl_windowpos_centered())
-        var flags = SDL_WINDOW_RESIZABLE.rawValue
-        if options.fullscreen { flags |= SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue }
+        let flags = SDL_WINDOW_RESIZABLE.rawValue
         guard
             let window = SDL_CreateWindow(
                 options.title, centered, centered, Int32(options.size.width), Int32(options.size.height), flags)
@@ -46,6 +45,7 @@ final class WindowRenderer {
         name = SDL_GetRendererInfo(renderer, &info) == 0 && info.name != nil ? String(cString: info.name) : "unknown"
         clear()
         SDL_RenderPresent(renderer)
+        if options.fullscreen { setFullscreen(true) }
     }
 
     func close() {
@@ -90,9 +90,36 @@ final class WindowRenderer {
         SDL_SetWindowTitle(window, status.map { "\(title) — \($0)" } ?? title)
     }
 
+    /// Fullscreen is asked of the window manager (SDL's desktop fullscreen). With none, on a bare X server (a
+    /// kiosk, a wall of monitors, Xvfb), SDL takes the request as done while the window keeps its size, so the
+    /// window covers its display itself, borderless, and goes back to where it was after.
     func setFullscreen(_ on: Bool) {
-        SDL_SetWindowFullscreen(window, on ? SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue : 0)
+        guard !hasWindowManager else {
+            SDL_SetWindowFullscreen(window, on ? SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue : 0)
+            return
+        }
+        if on, coveringBounds == nil {
+            var display = SDL_Rect()
+            guard SDL_GetDisplayBounds(max(0, SDL_GetWindowDisplayIndex(window)), &display) == 0 else { return }
+            var windowed = SDL_Rect()
+            SDL_GetWindowPosition(window, &windowed.x, &windowed.y)
+            SDL_GetWindowSize(window, &windowed.w, &windowed.h)
+            coveringBounds = windowed
+            SDL_SetWindowBordered(window, SDL_FALSE)
+            SDL_SetWindowPosition(window, display.x, display.y)
+            SDL_SetWindowSize(window, display.w, display.h)
+        } else if !on, let windowed = coveringBounds {
+            coveringBounds = nil
+            SDL_SetWindowBordered(window, SDL_TRUE)
+            SDL_SetWindowSize(window, windowed.w, windowed.h)
+            SDL_SetWindowPosition(window, windowed.x, windowed.y)
+        }
     }
+
+    /// Whether a window manager can make the window fullscreen (``setFullscreen(_:)``).
+    private lazy var hasWindowManager = liveplay_sdl_has_window_manager(window) != 0
+    /// Where the window was before it covered the display itself.
+    private var coveringBounds: SDL_Rect?
 
     /// The drawn window, as RGB.
     func readPixels() -> RGBPicture? {

@@ -127,6 +127,39 @@ import Testing
             ])
     }
 
+    /// `f` fills the screen and `f` again gives the window back: on a desktop through its window manager (jwm here,
+    /// EWMH's fullscreen state), and on a bare X server (a kiosk, a monitor wall) by covering the display itself.
+    @Test(arguments: [false, true]) func fTogglesFullscreen(withWindowManager: Bool) async throws {
+        guard let display = try Self.display() else { return }
+        defer { display.stop() }
+        if withWindowManager {
+            if let reason = XvfbDisplay.windowManagerUnavailableReason {
+                if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("required under CI: \(reason)") }
+                return
+            }
+            try display.startWindowManager()
+        }
+        let title = "liveplay fullscreen test"
+        let window = try PlayerWindow(options: .init(title: title, size: PictureSize(width: 480, height: 300))) { _ in }
+        defer { window.close() }
+        func waitForSize(_ width: Int, _ height: Int) async throws -> (width: Int, height: Int) {
+            let deadline = ContinuousClock.now + .seconds(5)
+            var now = try display.geometry(ofWindowNamed: title)
+            while (now.width, now.height) != (width, height), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+                now = try display.geometry(ofWindowNamed: title)
+            }
+            return (now.width, now.height)
+        }
+        #expect(try await waitForSize(480, 300) == (480, 300), "the window opens at its size")
+        try display.press("f", inWindowNamed: title)
+        #expect(try await waitForSize(1280, 720) == (1280, 720), "f: the whole 1280×720 screen")
+        let drawn = try #require(await window.readBack())
+        #expect((drawn.width, drawn.height) == (1280, 720), "and the picture is drawn at that size")
+        try display.press("f", inWindowNamed: title)
+        #expect(try await waitForSize(480, 300) == (480, 300), "f again: the window as it was")
+    }
+
     @Test func iShowsTheFiguresOverThePicture() async throws {
         guard let display = try Self.display() else { return }
         defer { display.stop() }
