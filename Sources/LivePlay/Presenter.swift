@@ -51,7 +51,6 @@ final class Presenter {
     var queuedVideoFrames: Int { video.count }
     var queuedAudioFrames: Int { audio.count }
 
-    /// Scales by ``volume``, moving the gain there linearly over 10 ms (a step would click).
     /// The loudest sample handed to the sink since ``takeAudioPeak()`` (after the volume), 0…1.
     private var audioPeak: Float = 0
     /// The sound's level is being evaluated (`enableAudioVolumeEvaluation`).
@@ -62,6 +61,7 @@ final class Presenter {
         return audioPeak
     }
 
+    /// Scales by ``volume``, moving the gain there linearly over 10 ms (a step would click).
     private func applyVolume(to samples: inout [Float], channels: Int, sampleRate: Int) {
         // The first sound starts at the volume set: a ramp is for changes while it plays.
         if !playedAudio {

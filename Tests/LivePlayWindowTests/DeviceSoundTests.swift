@@ -1,0 +1,183 @@
+import Foundation
+import LivePlay
+import LivePlayLab
+import LivePlayTesting
+import LivePlayWindow
+import Logging
+import Testing
+
+/// What the sound device plays in a real session, read back from SDL's `disk` driver: at rate 1.0 the decoded
+/// samples themselves (against ffmpeg's decode of the same file), during a catch-up shorter by the catch-up amount
+/// with the pitch kept, and at the volume and mute set, with no click when they change.
+@Suite(.serialized) struct DeviceSoundTests {
+    /// Forwards to the device and remembers what it gave, block by block.
+    final class Tee: AudioSink, @unchecked Sendable {
+        struct Block {
+            var pts: Int64
+            var rate: Double
+            /// Where the block starts in what the device was given, in samples.
+            var offset: Int
+            var count: Int
+            var queuedAt: ContinuousClock.Instant
+        }
+
+        let device: DeviceAudioSink
+        private let lock = NSLock()
+        private var storedBlocks: [Block] = []
+        private var storedGiven: [Float] = []
+
+        init(device: DeviceAudioSink) { self.device = device }
+
+        func play(_ audio: AudioSamples) {
+            lock.withLock {
+                precondition(audio.channels == 1 && audio.sampleRate == 44_100, "the fixture's sound is 44.1 kHz mono")
+                storedBlocks.append(
+                    Block(
+                        pts: audio.pts.milliseconds, rate: audio.rate, offset: storedGiven.count,
+                        count: audio.samples.count, queuedAt: .now))
+                storedGiven += audio.samples
+            }
+            device.play(audio)
+        }
+
+        var unplayedDuration: Duration? { device.unplayedDuration }
+        var blocks: [Block] { lock.withLock { storedBlocks } }
+        var given: [Float] { lock.withLock { storedGiven } }
+    }
+
+    @Test func theDevicePlaysTheDecodedSoundShortensItByTheCatchUpAndScalesIt() async throws {
+        let sound = NSTemporaryDirectory() + "liveplay-device-sound-\(UUID().uuidString).raw"
+        defer { try? FileManager.default.removeItem(atPath: sound) }
+        setenv("SDL_AUDIODRIVER", "disk", 1)
+        setenv("SDL_DISKAUDIOFILE", sound, 1)
+        let path = try Fixture.longH264AAC.path()
+        // ffmpeg's decode of the same file: the 440 Hz tone as libavcodec gives it, from the file's first sample.
+        let decoded = try ExternalTool.check(
+            "ffmpeg", ["-v", "error", "-nostdin", "-i", path, "-vn", "-f", "f32le", "-ac", "1", "-"]
+        ).standardOutput.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let program = try LiveFLVProgram(contentsOfFile: path)
+        let firstAudio = Int64(try #require(program.tags.first { $0.type == 8 }).timestamp)
+        var logger = Logger(label: "sound")
+        logger.logLevel = .critical
+        let server = try LiveFLVServer(path: path, configuration: .init(port: 0, threads: 1), logger: logger)
+        let port = try await server.start()
+        let device = try DeviceAudioSink()
+        let tee = Tee(device: device)
+        let started = ContinuousClock.now
+        // Rate-only catch-up from a 3 s cache to 1 s (no skip), then volume 50, mute, unmute at volume 100.
+        let changes = Locked<[String: ContinuousClock.Instant]>([:])
+        let recording = await SessionRecording.record(
+            "http://127.0.0.1:\(port)/live.flv",
+            configuration: LivePlayConfiguration(latency: .fixed(.seconds(3))), limit: .seconds(24),
+            audioSink: tee,
+            script: { probe in
+                try? await Task.sleep(for: .seconds(5))
+                var catchUp = LatencyParameters.preset(.speed)
+                catchUp.skipExcess = .seconds(10)
+                probe.control.setLatency(catchUp)
+                _ = await probe.wait(for: .catchUpEnded, timeout: .seconds(15))
+                try? await Task.sleep(for: .seconds(1))
+                for name in ["volume 50", "mute", "unmute"] {
+                    changes.set(changes.get().merging([name: .now]) { $1 })
+                    switch name {
+                    case "volume 50": probe.control.setVolume(50)
+                    case "mute": probe.control.setMute(true)
+                    default:
+                        probe.control.setMute(false)
+                        probe.control.setVolume(100)
+                    }
+                    try? await Task.sleep(for: .milliseconds(1500))
+                }
+                probe.stop()
+            })
+        try await Task.sleep(for: .milliseconds(300))
+        device.close()
+        await server.stop()
+        let blocks = tee.blocks
+        let given = tee.given
+        let heard = try Data(contentsOf: URL(fileURLWithPath: sound)).withUnsafeBytes {
+            Array($0.bindMemory(to: Float.self))
+        }
+        let catchUp = recording.events.filter { $0.code == .catchUpStarted || $0.code == .catchUpEnded }
+        #expect(catchUp.count >= 2, "a catch-up began and ended: \(recording.codes)")
+
+        // 1. The device played what it was given, sample for sample (all but what was still queued at the end).
+        #expect(heard.count >= given.count - 44_100 / 2, "\(heard.count) of \(given.count) samples reached the device")
+        #expect(Array(heard.prefix(given.count)) == Array(given.prefix(heard.count)), "the device plays what it is given")
+
+        // 2. At rate 1.0, before the catch-up, that is the decoded sound: a run of whole blocks matches ffmpeg's
+        // decode at the place their timestamps say (found to within a block's rounding), sample for sample.
+        let steady = blocks.dropFirst(3).prefix { $0.rate == 1 && $0.queuedAt < started + .seconds(5) }
+        let run = try #require(steady.first, "blocks at rate 1.0 before the catch-up")
+        let runLength = steady.reduce(0) { $0 + $1.count }
+        let fileTime = (run.pts - firstAudio) % Int64(program.loopPeriod)
+        let expected = Int(fileTime * 44_100 / 1000)
+        let length = min(runLength, decoded.count - expected - 64)
+        #expect(length >= 44_100, "a second or more at rate 1.0 within one loop of the file: \(length)")
+        func error(_ lag: Int) -> Double {
+            var sum = 0.0
+            for index in 0..<length {
+                let difference = Double(given[run.offset + index] - decoded[expected + lag + index])
+                sum += difference * difference
+            }
+            return sum
+        }
+        let lag = (-64...64).filter { expected + $0 >= 0 }.min { error($0) < error($1) } ?? 0
+        let signal = (0..<length).reduce(0.0) { $0 + Double(decoded[expected + lag + $1] * decoded[expected + lag + $1]) }
+        let snr = 10 * log10(signal / max(error(lag), 1e-30))
+        print("rate 1.0: \(length) samples against ffmpeg's decode at \(lag) samples from the timestamp: \(snr) dB")
+        #expect(snr >= 60, "the decoded samples as decoded: \(snr) dB")
+
+        // 3. The catch-up: the sound is shorter than the media it carries by what the catch-up removed, about the
+        // 2 s from the 3 s cache to 1 s, less the dead band; its timestamps run on with no gap; its pitch is kept.
+        let stretched = blocks.filter { $0.rate > 1.01 }
+        #expect(!stretched.isEmpty, "sound was time-stretched")
+        let playedSeconds = Double(blocks.reduce(0) { $0 + $1.count }) / 44_100
+        let mediaSeconds = Double(blocks.last!.pts - blocks.first!.pts) / 1000 + Double(blocks.last!.count) / 44_100
+        let removed = mediaSeconds - playedSeconds
+        print("catch-up: \(stretched.count) blocks stretched (max rate \(stretched.map(\.rate).max() ?? 1)), "
+            + "\(String(format: "%.3f", mediaSeconds)) s of media in \(String(format: "%.3f", playedSeconds)) s of sound")
+        #expect(removed > 1.3 && removed < 2.2, "the catch-up removed \(removed) s")
+        let gaps = zip(blocks, blocks.dropFirst()).map { previous, next in
+            Double(next.pts - previous.pts) / 1000 - Double(previous.count) / 44_100 * previous.rate
+        }
+        #expect(gaps.allSatisfy { abs($0) < 0.05 }, "no jump in the sound's timestamps: \(gaps.map { abs($0) }.max() ?? 0)")
+        // Pitch: zero crossings over windows of stretched sound, as played, give 440 Hz (not 440 × rate).
+        let first = stretched[stretched.count / 4]
+        let window = Array(heard[first.offset..<min(heard.count, first.offset + 22_050)])
+        let crossings = zip(window, window.dropFirst()).filter { $0 < 0 && $1 >= 0 }.count
+        let pitch = Double(crossings) / (Double(window.count) / 44_100)
+        print("pitch during catch-up at rate \(first.rate): \(pitch) Hz")
+        #expect(abs(pitch - 440) < 440 * 0.02, "the pitch is kept: \(pitch) Hz at rate \(first.rate)")
+
+        // 4. Volume and mute at the device: the tone's RMS over the middle of each stretch.
+        let moments = changes.get()
+        let volume50 = try #require(moments["volume 50"]), mute = try #require(moments["mute"])
+        let unmute = try #require(moments["unmute"])
+        func rms(from: ContinuousClock.Instant, to: ContinuousClock.Instant) -> Double {
+            let inside = blocks.filter { $0.queuedAt > from + .milliseconds(200) && $0.queuedAt < to - .milliseconds(100) }
+            guard let start = inside.first?.offset, let end = inside.last.map({ $0.offset + $0.count }), end <= heard.count
+            else { return -1 }
+            return sqrt(heard[start..<end].reduce(0.0) { $0 + Double($1 * $1) } / Double(end - start))
+        }
+        let full = rms(from: volume50 - .milliseconds(900), to: volume50)
+        let half = rms(from: volume50, to: mute)
+        let muted = rms(from: mute, to: unmute)
+        let restored = rms(from: unmute, to: unmute + .milliseconds(1400))
+        print("levels at the device (RMS): 100 → \(full), 50 → \(half), muted → \(muted), unmuted → \(restored)")
+        #expect(full > 0.05, "the tone is heard at volume 100: \(full)")
+        #expect(abs(half / full - 0.5) < 0.03, "volume 50 halves it: \(half / full)")
+        #expect(muted >= 0 && muted < 1e-5, "mute silences it: \(muted)")
+        #expect(abs(restored / full - 1) < 0.03, "unmute restores it: \(restored / full)")
+        // No click: around each change the sample-to-sample step stays that of the tone itself (2π·440/44 100 of
+        // its peak), where a step in gain would jump by up to the peak.
+        let peak = Double(decoded.prefix(44_100).map(abs).max() ?? 0)
+        for (name, moment) in moments {
+            let near = blocks.filter { abs(($0.queuedAt - moment).seconds) < 0.4 }
+            guard let start = near.first?.offset, let end = near.last.map({ $0.offset + $0.count }), end <= heard.count
+            else { continue }
+            let step = zip(heard[start..<end], heard[(start + 1)..<end]).map { Double(abs($1 - $0)) }.max() ?? 0
+            #expect(step < peak * 2 * Double.pi * 440 / 44_100 * 1.5, "no click at \(name): a step of \(step)")
+        }
+    }
+}
