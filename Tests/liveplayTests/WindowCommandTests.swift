@@ -42,61 +42,185 @@ import Testing
         #expect(message.contains("DISPLAY") && message.contains("WAYLAND_DISPLAY") && message.contains("--video-out"))
     }
 
-    @Test func keysPauseChangeTheModeAndQuit() async throws {
-        if let reason = XvfbDisplay.unavailableReason {
-            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("Xvfb is required under CI: \(reason)") }
-            return
-        }
-        let display = try XvfbDisplay()
-        defer { display.stop() }
-        let sound = NSTemporaryDirectory() + "liveplay-window-sound-\(UUID().uuidString).raw"
-        defer { try? FileManager.default.removeItem(atPath: sound) }
+    /// `liveplay demo --window` under Xvfb with its sound on the disk driver, in a temporary working directory.
+    final class WindowRun {
+        let display: XvfbDisplay
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Binary.path)
-        process.arguments = ["demo", "--window", "--json", "--duration", "30"]
-        process.environment = ProcessInfo.processInfo.environment.merging([
-            "DISPLAY": display.name, "SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": sound,
-        ]) { $1 }
+        let sound = NSTemporaryDirectory() + "liveplay-window-sound-\(UUID().uuidString).raw"
+        let directory = NSTemporaryDirectory() + "liveplay-window-\(UUID().uuidString)"
         let started = Date()
-        let log = try Self.start(process)
-        func waitFor(_ text: String) async -> Bool {
-            let deadline = Date().addingTimeInterval(15)
-            while !log.get().contains(text), Date() < deadline { try? await Task.sleep(for: .milliseconds(50)) }
-            return log.get().contains(text)
-        }
-        #expect(await waitFor("PLAY_EVT_PLAY_BEGIN"))
-        // Two seconds of playing (two net-status lines) before the keys.
-        let deadline = Date().addingTimeInterval(15)
-        while log.get().components(separatedBy: "\"kind\":\"status\"").count < 3, Date() < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        let log: Locked<String>
         let title = "liveplay"
-        try display.press("space", inWindowNamed: title)
-        #expect(await waitFor("LIVEPLAY_EVT_PAUSED"), "space pauses: 9007")
-        try display.press("space", inWindowNamed: title)
-        #expect(await waitFor("LIVEPLAY_EVT_RESUMED"))
-        try display.press("2", inWindowNamed: title)
-        #expect(await waitFor("LIVEPLAY_EVT_LATENCY_CHANGED"), "2 switches to speed: 9004")
-        try display.press("q", inWindowNamed: title)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
-        #expect(Date().timeIntervalSince(started) < 25, "q quit before --duration")
+
+        init(_ arguments: [String]) throws {
+            display = try XvfbDisplay()
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            process.executableURL = URL(fileURLWithPath: Binary.path)
+            process.arguments = ["demo", "--window", "--json"] + arguments
+            process.currentDirectoryURL = URL(fileURLWithPath: directory)
+            process.environment = ProcessInfo.processInfo.environment.merging([
+                "DISPLAY": display.name, "SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": sound,
+            ]) { $1 }
+            log = try WindowCommandTests.start(process)
+        }
+
+        deinit {
+            if process.isRunning { process.terminate() }
+            display.stop()
+            try? FileManager.default.removeItem(atPath: sound)
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+
+        func waitFor(_ text: String, count: Int = 1, seconds: Double = 15) async -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            func seen() -> Bool { log.get().components(separatedBy: text).count > count }
+            while !seen(), Date() < deadline { try? await Task.sleep(for: .milliseconds(50)) }
+            return seen()
+        }
+
+        func press(_ key: String) throws { try display.press(key, inWindowNamed: title) }
+
+        /// The device's output file so far, as samples (the disk driver writes it at the device's pace).
+        var heard: [Float] {
+            ((try? Data(contentsOf: URL(fileURLWithPath: sound))) ?? Data()).withUnsafeBytes {
+                Array($0.bindMemory(to: Float.self))
+            }
+        }
+
+        /// The RMS of what the device plays over the half second after `settle` (the change and the 120 ms the
+        /// player keeps queued ahead are through by then).
+        func level(after settle: Duration = .milliseconds(600)) async throws -> Double {
+            try await Task.sleep(for: settle)
+            let from = heard.count
+            try await Task.sleep(for: .milliseconds(500))
+            let played = heard.dropFirst(from)
+            return played.isEmpty ? -1 : sqrt(played.reduce(0.0) { $0 + Double($1 * $1) } / Double(played.count))
+        }
+
+        /// The window's picture as 8-bit gray, grabbed from the X server by ffmpeg's x11grab.
+        func screenshot() throws -> (width: Int, height: Int, gray: [UInt8]) {
+            let window = try display.geometry(ofWindowNamed: title)
+            let output = try ExternalTool.check(
+                "ffmpeg",
+                ["-v", "error", "-nostdin", "-f", "x11grab", "-video_size", "\(window.width)x\(window.height)",
+                 "-i", "\(display.name)+\(window.x),\(window.y)", "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "gray",
+                 "-"])
+            return (window.width, window.height, [UInt8](output.standardOutput))
+        }
+
+        /// Waits for the first picture and two net-status lines (two seconds of playing).
+        func playing() async -> Bool {
+            guard await waitFor("PLAY_EVT_PLAY_BEGIN") else { return false }
+            return await waitFor("\"kind\":\"status\"", count: 2)
+        }
+    }
+
+    static var hasDisplay: Bool {
+        guard let reason = XvfbDisplay.unavailableReason else { return true }
+        if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("Xvfb is required under CI: \(reason)") }
+        return false
+    }
+
+    @Test func keysPauseChangeTheModeAndQuit() async throws {
+        guard Self.hasDisplay else { return }
+        let run = try WindowRun(["--duration", "30"])
+        #expect(await run.playing())
+        try run.press("space")
+        #expect(await run.waitFor("LIVEPLAY_EVT_PAUSED"), "space pauses: 9007")
+        try run.press("space")
+        #expect(await run.waitFor("LIVEPLAY_EVT_RESUMED"))
+        try run.press("2")
+        #expect(await run.waitFor("LIVEPLAY_EVT_LATENCY_CHANGED"), "2 switches to speed: 9004")
+        try run.press("q")
+        run.process.waitUntilExit()
+        #expect(run.process.terminationReason == .exit && run.process.terminationStatus == 0)
+        #expect(Date().timeIntervalSince(run.started) < 25, "q quit before --duration")
         try await Task.sleep(for: .milliseconds(200))
-        #expect(log.get().contains("LIVEPLAY_EVT_SESSION_SUMMARY"), "the usual summary")
+        #expect(run.log.get().contains("LIVEPLAY_EVT_SESSION_SUMMARY"), "the usual summary")
         // The demo's sound is 44.1 kHz mono, 32-bit float at the device: 176 400 bytes a second. Over the 1.5 s or
         // more of playing before the keys (begin at about 0.5 s, the second status at 2 s), the device took at
         // least a second of it (measured: 1.2 s).
-        let heard = (try? FileManager.default.attributesOfItem(atPath: sound)[.size] as? Int) ?? 0
-        #expect(heard >= 176_400, "sound reached the device: \(heard) bytes")
+        #expect(run.heard.count * 4 >= 176_400, "sound reached the device: \(run.heard.count * 4) bytes")
+    }
+
+    /// The rest of the keys, through the CLI: `s` writes a PNG of the picture, `m` silences the device and brings
+    /// the sound back, down lowers it by 10 a press, `l` drops smooth's 5 s cache to the newest keyframe (9003),
+    /// `r` turns the picture a quarter (pillarboxed in the landscape window), `f` fills the screen.
+    @Test func keysSnapshotMuteVolumeGoLiveRotateAndFullscreen() async throws {
+        guard Self.hasDisplay else { return }
+        let run = try WindowRun(["--duration", "60", "--mode", "smooth"])
+        #expect(await run.playing())
+
+        try run.press("s")
+        var snapshot: Data?
+        let deadline = Date().addingTimeInterval(5)
+        while snapshot == nil, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            let names = try FileManager.default.contentsOfDirectory(atPath: run.directory)
+            snapshot = names.first { $0.hasPrefix("liveplay-snapshot-") && $0.hasSuffix(".png") }
+                .flatMap { FileManager.default.contents(atPath: run.directory + "/" + $0) }
+        }
+        let png = try #require(snapshot, "s writes liveplay-snapshot-N.png in the working directory")
+        // PNG signature, then IHDR's width and height: the demo's 640×360.
+        #expect(png.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+        #expect(png.count > 24 && png[16..<24] == Data([0, 0, 2, 0x80, 0, 0, 1, 0x68]), "640×360")
+
+        let full = try await run.level(after: .zero)
+        try run.press("m")
+        let muted = try await run.level()
+        try run.press("m")
+        let unmuted = try await run.level()
+        try run.press("Down")
+        try run.press("Down")
+        let lowered = try await run.level()
+        print("device levels (RMS): \(full), muted \(muted), unmuted \(unmuted), two presses down \(lowered)")
+        #expect(full > 0.02, "the demo's tone is heard: \(full)")
+        #expect(muted >= 0 && muted < 1e-5, "m silences the device: \(muted)")
+        #expect(abs(unmuted / full - 1) < 0.05, "m again brings it back: \(unmuted / full)")
+        #expect(abs(lowered / full - 0.8) < 0.05, "two presses down: volume 80: \(lowered / full)")
+
+        // Smooth holds 5 s: by now more than a GOP is buffered ahead.
+        #expect(await run.waitFor("\"kind\":\"status\"", count: 6))
+        try run.press("l")
+        #expect(await run.waitFor("LIVEPLAY_EVT_CATCH_UP_SKIP", seconds: 5), "l goes to the live edge: 9003")
+
+        let before = try run.screenshot()
+        try run.press("r")
+        try await Task.sleep(for: .milliseconds(500))
+        let after = try run.screenshot()
+        func meanOfLeftFifth(_ shot: (width: Int, height: Int, gray: [UInt8])) -> Double {
+            var sum = 0
+            var count = 0
+            for row in 0..<shot.height {
+                for column in 0..<(shot.width / 5) {
+                    sum += Int(shot.gray[row * shot.width + column])
+                    count += 1
+                }
+            }
+            return Double(sum) / Double(max(1, count))
+        }
+        print("left fifth of the window: \(meanOfLeftFifth(before)) before r, \(meanOfLeftFifth(after)) after")
+        #expect(meanOfLeftFifth(before) > 20, "the landscape picture fills the landscape window")
+        #expect(meanOfLeftFifth(after) < 2, "turned a quarter, the picture is pillarboxed: black at the sides")
+
+        let windowed = try run.display.geometry(ofWindowNamed: run.title)
+        try run.press("f")
+        try await Task.sleep(for: .milliseconds(500))
+        let fullscreen = try run.display.geometry(ofWindowNamed: run.title)
+        #expect((windowed.width, windowed.height) != (1280, 720), "\(windowed)")
+        #expect(
+            (fullscreen.width, fullscreen.height) == (1280, 720),
+            "f fills the 1280×720 screen, with no window manager too: \(fullscreen)")
+
+        try run.press("Escape")
+        run.process.waitUntilExit()
+        #expect(run.process.terminationReason == .exit && run.process.terminationStatus == 0, "Escape quits")
     }
 
     /// Samples/WindowPlayer: the smallest window front end on the public API plays, says what happened, and `q`
     /// ends it.
     @Test func theWindowPlayerSamplePlaysAndQuitsOnQ() async throws {
-        if let reason = XvfbDisplay.unavailableReason {
-            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("Xvfb is required under CI: \(reason)") }
-            return
-        }
+        guard Self.hasDisplay else { return }
         let display = try XvfbDisplay()
         defer { display.stop() }
         let server = try LiveFLVServer(path: try Fixture.h264AAC.path(), configuration: .init(port: 0, threads: 1))
