@@ -24,7 +24,7 @@
 //
 // | thread or executor | started by | what runs on it | how it ends |
 // |---|---|---|---|
-// | `liveplay-play` (``PlaybackThread``, a `TaskExecutor`) | ``LiveSession/run(onEvent:onStatus:)`` | the play loop, the supervisor's task, demuxing, decoding, the sinks, the session's timers | the session's `run` returns |
+// | `liveplay-play` (``PlaybackThread``, a `TaskExecutor`) | ``LiveSession/run(onEvent:onStatus:)``, taken from ``PlaybackThreads`` (the threads of sessions that ended) or new | the play loop, the supervisor's task, demuxing, decoding, the sinks, the session's timers | given back when the session's `run` returns; ends when 16 already wait |
 // | SwiftNIO's singleton event loops, `NIO-SGLTN-*` (one per core) | the first HTTP-FLV connection in the process | HTTP-FLV sockets and TLS (AsyncHTTPClient) | shared by the process; never |
 // | `liveplay-rtmp` | each RTMP connection | librtmp's blocking connect and reads | the connection closes |
 // | `liveplay-watch` | each RTMP connection | its handshake deadline and goodput watchdog, which shut the socket down | the connection closes |

@@ -89,11 +89,11 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         reporter.emit = onEvent
         reporter.emitStatus = onStatus
         reporter.time.restart()
-        let thread = PlaybackThread(name: "liveplay-play")
+        let thread = PlaybackThreads.take()
         self.thread = thread
         defer {
             self.thread = nil
-            thread.stop()
+            PlaybackThreads.giveBack(thread)
         }
         return await withTaskExecutorPreference(thread) {
             let outcome = await connectAndPlay()

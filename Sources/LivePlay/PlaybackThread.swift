@@ -8,8 +8,8 @@ import Foundation
 /// `Task.sleep` is a libdispatch timer plus a hop through a pool thread, and libdispatch's pool monitor
 /// (which adds a worker when it samples work queued while a worker is not runnable) grows the pool now and
 /// then and keeps the extra thread. One thread per playback keeps the player's thread count, and what each
-/// thread holds in memory, the same from a session's first second to its last. (Across sessions, each new
-/// thread may get its own glibc malloc arena: a process that starts many sessions settles at a higher RSS.)
+/// thread holds in memory, the same from a session's first second to its last. Across sessions the threads are
+/// reused (``PlaybackThreads``).
 ///
 /// `@unchecked Sendable`: jobs and timers are read and written under `condition`; the thread is the only one that runs
 /// them.
@@ -129,4 +129,40 @@ final class PlaybackThread: TaskExecutor, @unchecked Sendable {
         let (seconds, attoseconds) = duration.components
         return Double(seconds) + Double(attoseconds) * 1e-18
     }
+}
+
+/// The threads of playbacks that ended, kept for the next: a session takes one (or starts one when none waits) and
+/// gives it back when it ends. A process that starts and stops many sessions so keeps as many threads as it ever ran
+/// sessions at once, and their glibc malloc arenas: each new thread may get an arena of its own, whose high-water mark
+/// stays when the thread ends, so a new thread per session made RSS climb from plateau to plateau.
+///
+/// Process-wide, like SwiftNIO's shared event loops: the pool holds threads, not playback state. At most
+/// ``idleLimit`` wait; a thread given back beyond that ends.
+enum PlaybackThreads {
+    static let idleLimit = 16
+    /// `@unchecked Sendable`: `threads` is read and written under `lock`.
+    private final class Idle: @unchecked Sendable {
+        let lock = NSLock()
+        var threads: [PlaybackThread] = []
+    }
+
+    private static let idle = Idle()
+
+    /// A waiting thread, or a new one.
+    static func take() -> PlaybackThread {
+        idle.lock.withLock { idle.threads.popLast() } ?? PlaybackThread(name: "liveplay-play")
+    }
+
+    /// `thread`'s session has ended (its play loop and transport tasks are done): keeps it for the next.
+    static func giveBack(_ thread: PlaybackThread) {
+        let kept = idle.lock.withLock {
+            guard idle.threads.count < idleLimit else { return false }
+            idle.threads.append(thread)
+            return true
+        }
+        if !kept { thread.stop() }
+    }
+
+    /// How many threads wait now.
+    static var idleCount: Int { idle.lock.withLock { idle.threads.count } }
 }

@@ -6,6 +6,25 @@ import Testing
 @testable import LivePlay
 
 @Suite struct PlaybackThreadTests {
+    /// A session's thread is kept when it ends and given to the next: a process that plays one stream after
+    /// another keeps one playback thread (and its malloc arena), not one per session.
+    @Test func aThreadGivenBackIsTheNextOneTaken() async {
+        let first = PlaybackThreads.take()
+        PlaybackThreads.giveBack(first)
+        let second = PlaybackThreads.take()
+        #expect(second === first)
+        // Work still runs on it, on its named thread.
+        let name = await withTaskExecutorPreference(second) { ThreadNames.current() }
+        #expect(name == "liveplay-play")
+        PlaybackThreads.giveBack(second)
+    }
+
+    @Test func atMostTheIdleLimitWait() {
+        let threads = (0..<(PlaybackThreads.idleLimit + 4)).map { _ in PlaybackThreads.take() }
+        for thread in threads { PlaybackThreads.giveBack(thread) }
+        #expect(PlaybackThreads.idleCount == PlaybackThreads.idleLimit, "the rest were stopped")
+    }
+
     @Test func tasksThatPreferItRunOnItsNamedThread() async {
         let thread = PlaybackThread(name: "lp-test-jobs")
         defer { thread.stop() }

@@ -52,3 +52,16 @@ func rounded(_ value: Double, places: Int = 6) -> Double {
     let scale = pow(10, Double(places))
     return (value * scale).rounded() / scale
 }
+
+/// Resident set size now, kB (`/proc/self/statm`, second field in pages).
+func residentKilobytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = text.split(separator: " ")
+    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+    return pages * sysconf(Int32(_SC_PAGESIZE)) / 1024
+}
+
+/// The process's peak resident set size, kB (`getrusage` `ru_maxrss`).
+func peakResidentKilobytes() -> Int {
+    selfUsage().ru_maxrss
+}

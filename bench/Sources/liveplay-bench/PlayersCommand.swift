@@ -208,16 +208,3 @@ private final class StatusMonitor: LivePlayListener, @unchecked Sendable {
         }
     }
 }
-
-/// Resident set size now, kB (`/proc/self/statm`, second field in pages).
-private func residentKilobytes() -> Int {
-    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
-    let fields = text.split(separator: " ")
-    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
-    return pages * sysconf(Int32(_SC_PAGESIZE)) / 1024
-}
-
-/// The process's peak resident set size, kB (`getrusage` `ru_maxrss`).
-private func peakResidentKilobytes() -> Int {
-    selfUsage().ru_maxrss
-}
