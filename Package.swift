@@ -120,6 +120,9 @@ let package = Package(
             name: "custom-sink", dependencies: ["LivePlay"], path: "Samples/CustomSink", swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "channel-zapper", dependencies: ["LivePlay"], path: "Samples/ChannelZapper", swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "window-player", dependencies: ["LivePlay", "LivePlayWindow"], path: "Samples/WindowPlayer",
             swiftSettings: swiftSettings
         ),

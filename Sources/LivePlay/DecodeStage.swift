@@ -154,10 +154,21 @@ final class DecodeStage {
         }
     }
 
+    /// A preloaded stream's newest keyframe, decoded on the poster decoder (kept open while the configuration
+    /// holds: preloading decodes one keyframe a GOP).
+    func poster(for keyframe: EncodedPacket) -> VideoFrame? {
+        decodePoster(keyframe)
+    }
+
+    private var posterDecoder: VideoDecoder?
+
     private func decodePoster(_ packet: EncodedPacket) -> VideoFrame? {
-        guard let configuration = newestVideo,
-            let poster = try? VideoDecoder(configuration: configuration, options: options)
-        else { return nil }
+        guard let configuration = newestVideo else { return nil }
+        if posterDecoder?.configuration != configuration {
+            posterDecoder = try? VideoDecoder(configuration: configuration, options: options)
+        }
+        guard let poster = posterDecoder else { return nil }
+        poster.reset()
         return poster.decode(packet).frames.first ?? poster.flush().frames.first
     }
 

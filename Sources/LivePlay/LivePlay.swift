@@ -25,6 +25,7 @@
 // | thread or executor | started by | what runs on it | how it ends |
 // |---|---|---|---|
 // | `liveplay-play` (``PlaybackThread``, a `TaskExecutor`) | ``LiveSession/run(onEvent:onStatus:)``, taken from ``PlaybackThreads`` (the threads of sessions that ended) or new | the play loop, the supervisor's task, demuxing, decoding, the sinks, the session's timers | given back when the session's `run` returns; ends when 16 already wait |
+// | the same, for each stream a ``PreloadPool`` keeps ready | ``PreloadPool/preload(_:)`` | that stream's session while it preloads, then as a player's once switched to | as above, when the pool lets it go or its player stops |
 // | SwiftNIO's singleton event loops, `NIO-SGLTN-*` (one per core) | the first HTTP-FLV connection in the process | HTTP-FLV sockets and TLS (AsyncHTTPClient) | shared by the process; never |
 // | `liveplay-rtmp` | each RTMP connection | librtmp's blocking connect and reads | the connection closes |
 // | `liveplay-watch` | each RTMP connection | its handshake deadline and goodput watchdog, which shut the socket down | the connection closes |

@@ -73,6 +73,8 @@ public final class LivePlayer: @unchecked Sendable {
     private var renderMode = RenderMode.fillEdge
     private var rotation = RenderRotation.rotation0
     private var lastPicture: VideoFrame?
+    /// The running playback's way to the sinks, closed the moment the player switches to another stream.
+    private var gate: SinkGate?
 
     /// - Parameters:
     ///   - videoSink, audioSink: where decoded pictures and sound go (none: monitoring only). They are called
@@ -188,12 +190,22 @@ public final class LivePlayer: @unchecked Sendable {
 
     /// Replaces where pictures go, also while playing: the next picture goes to `sink` (`nil`: nowhere).
     public func setVideoSink(_ sink: (any VideoSink)?) {
-        change({ $0.videoSink = sink }, then: { $0.setVideoSink(sink) })
+        let gate = lock.withLock {
+            videoSink = sink
+            self.gate?.setVideo(sink)
+            return self.gate
+        }
+        if let gate { lock.withLock { control }?.setVideoSink(gate.video) }
     }
 
     /// Replaces where sound goes, also while playing.
     public func setAudioSink(_ sink: (any AudioSink)?) {
-        change({ $0.audioSink = sink }, then: { $0.setAudioSink(sink) })
+        let gate = lock.withLock {
+            audioSink = sink
+            self.gate?.setAudio(sink)
+            return self.gate
+        }
+        if let gate { lock.withLock { control }?.setAudioSink(gate.audio) }
     }
 
     /// TXLivePlayer's `setVolume`: 0…100, applied to the sound with a short ramp (no click).
@@ -252,30 +264,115 @@ public final class LivePlayer: @unchecked Sendable {
 
     /// Plays `url` in the calling task until the stream ends, an error stops it, or the task is cancelled.
     public func run(url: String) async -> PlaybackOutcome {
+        await run(url: url, switchedAt: nil)
+    }
+
+    private func run(url: String, switchedAt: ContinuousClock.Instant?) async -> PlaybackOutcome {
         let control = PlaybackControl()
-        let (configuration, videoSink, audioSink) = lock.withLock {
-            self.control = control
-            control.setVolume(volume)
-            control.setMute(muted)
-            control.enableAudioVolumeEvaluation(volumeEvaluation)
-            control.setRenderMode(renderMode)
-            control.setRenderRotation(rotation)
-            return (storedConfiguration, self.videoSink, self.audioSink)
-        }
+        let (configuration, gate) = lock.withLock { (storedConfiguration, attach(control)) }
+        if let switchedAt { control.switchedTo(at: switchedAt, preloaded: false) }
         let delivery = UpdateDelivery { [weak self] update in self?.deliver(update) }
         let session = LiveSession(
-            url: url, configuration: configuration, clock: ContinuousClock(), logger: logger, videoSink: videoSink,
-            audioSink: audioSink, control: control, arrivalTap: arrivalTap)
+            url: url, configuration: configuration, clock: ContinuousClock(), logger: logger, videoSink: gate.video,
+            audioSink: gate.audio, control: control, arrivalTap: arrivalTap)
         let outcome = await session.run(
             onEvent: { delivery.post(.event($0)) }, onStatus: { delivery.post(.netStatus($0)) })
         delivery.finish()
+        detach(control)
+        return outcome
+    }
+
+    /// Switches to `url` (TUIPlayerShortVideo's swipe): the playback running stops showing at once, and when `pool`
+    /// has `url` preloaded its poster reaches the sink on its session's next turn (within a tick) and playback
+    /// goes on from there; otherwise `url` starts cold. The first picture is reported as `LIVEPLAY_EVT_SWITCHED`
+    /// (9012) with the time since this call. The stream taken leaves the pool.
+    ///
+    /// - Throws: ``LivePlayError`` for a URL that cannot be played.
+    public func `switch`(to url: String, from pool: PreloadPool? = nil) throws(LivePlayError) {
+        let requestedAt = ContinuousClock.now
+        do {
+            _ = try StreamURL.kind(of: url)
+        } catch {
+            throw LivePlayError(.unsupportedURL, error.message)
+        }
+        let preloaded = pool?.take(url)
+        let previous = lock.withLock {
+            // Nothing of the old stream reaches the sinks after this.
+            gate?.close()
+            return playing
+        }
+        previous?.cancel()
+        let task = Task { [self] in
+            guard let preloaded else {
+                _ = await previous?.value
+                return await run(url: url, switchedAt: requestedAt)
+            }
+            return await adopt(preloaded, switchedAt: requestedAt)
+        }
+        lock.withLock { playing = task }
+    }
+
+    /// Plays `url` as ``run(url:)`` does, and goes on through ``switch(to:from:)``: returns how the stream playing
+    /// last ended (by itself or by an error); cancelling the calling task stops it.
+    public func runSwitching(url: String) async -> PlaybackOutcome {
+        do {
+            try startPlay(url)
+        } catch {
+            return .failed(.fileNotFound)
+        }
+        return await withTaskCancellationHandler {
+            while let task = lock.withLock({ playing }) {
+                let outcome = await task.value
+                // A switch replaced the playback: wait for the one playing now.
+                if Task.isCancelled || lock.withLock({ playing }) == task { return outcome }
+            }
+            return .stopped
+        } onCancel: {
+            lock.withLock { playing }?.cancel()
+        }
+    }
+
+    /// Plays a preloaded stream's running session as this player's: its updates to this player's listener, this
+    /// player's sinks and settings on it, then preloading ends.
+    private func adopt(_ preloaded: PreloadPool.Entry, switchedAt: ContinuousClock.Instant) async -> PlaybackOutcome {
+        let control = preloaded.control
+        let gate = lock.withLock { attach(control) }
+        control.setVideoSink(gate.video)
+        control.setAudioSink(gate.audio)
+        let delivery = UpdateDelivery { [weak self] update in self?.deliver(update) }
+        preloaded.route.redirect(to: { delivery.post($0) })
+        control.switchedTo(at: switchedAt, preloaded: preloaded.isReady)
+        let outcome = await withTaskCancellationHandler {
+            await preloaded.task?.value ?? .stopped
+        } onCancel: {
+            preloaded.task?.cancel()
+        }
+        delivery.finish()
+        detach(control)
+        return outcome
+    }
+
+    /// Makes `control` the running playback's, with this player's settings; under `lock`. Returns the gate to the
+    /// sinks it plays to.
+    private func attach(_ control: PlaybackControl) -> SinkGate {
+        self.control = control
+        control.setVolume(volume)
+        control.setMute(muted)
+        control.enableAudioVolumeEvaluation(volumeEvaluation)
+        control.setRenderMode(renderMode)
+        control.setRenderRotation(rotation)
+        let gate = SinkGate(video: videoSink, audio: audioSink)
+        self.gate = gate
+        return gate
+    }
+
+    private func detach(_ control: PlaybackControl) {
         lock.withLock {
             if self.control === control {
                 self.control = nil
                 lastPicture = control.lastPicture
             }
         }
-        return outcome
     }
 
     private func deliver(_ update: PlayerUpdate) {

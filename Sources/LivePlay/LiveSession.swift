@@ -143,6 +143,8 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         var offset: Int64?
         while true {
             let handoff = TransportHandoff<SupervisorEvent>(capacity: 64)
+            control.wakes { [weak handoff] in handoff?.wake() }
+            defer { control.wakes(with: nil) }
             intake.readsMidFile = offset != nil
             let exit = await withTaskGroup(of: Void.self) { [offset] group in
                 group.addTask { await supervisor.run(from: offset, deliver: handoff.send) }

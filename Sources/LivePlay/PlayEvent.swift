@@ -70,6 +70,9 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
     /// The level of the sound played, every `enableAudioVolumeEvaluation` interval (TXLivePlayer's
     /// `onPlayoutVolumeUpdate`).
     public static let audioVolume = PlayEventCode(9011, "LIVEPLAY_EVT_AUDIO_VOLUME")
+    /// A player was switched to another stream (``LivePlayer/switch(to:from:)``): its first picture reached the
+    /// sink, `switch_ms` after the call; `preloaded` says whether it came from a ``PreloadPool``.
+    public static let switched = PlayEventCode(9012, "LIVEPLAY_EVT_SWITCHED")
     /// liveplay's own warning: the stream carries malformed data the demuxer skipped (a lying PreviousTagSize,
     /// an oversized tag, bad script data), reported at most once per kind every 10 s with counts.
     public static let malformedData = PlayEventCode(9101, "LIVEPLAY_WARNING_MALFORMED_DATA")
@@ -81,7 +84,7 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
         receiveDataLag, videoPlayLag, videoDiscontinuity, dnsFailed, serverConnectFailed,
         handshakeFailed, serverDisconnected, readWriteFailed, networkDisconnected, fileNotFound, hevcDecodeFailed,
         serverRefused, catchUpStarted, catchUpEnded, catchUpSkip, latencyChanged, listenerOverflow, sessionSummary,
-        paused, resumed, unplayable, seekStarted, seekDone, audioVolume, malformedData,
+        paused, resumed, unplayable, seekStarted, seekDone, audioVolume, switched, malformedData,
     ]
 }
 

@@ -40,6 +40,12 @@ final class PlayOut {
     private var videoDrained = false
     /// A frame was decoded on this connection.
     private var sawFrame = false
+    /// Preloading (``PreloadPool``): what may be held and read; nil once played.
+    private(set) var standby: PreloadBudget?
+    /// The newest keyframe decoded into the poster while preloading.
+    private var posterKeyframe: MediaTimestamp?
+    /// A switch to this session waiting for its first picture at the sink.
+    private var pendingSwitch: SwitchRequest?
 
     init(
         configuration: LivePlayConfiguration, presenter: Presenter, control: PlaybackControl, reporter: SessionReporter
@@ -51,6 +57,7 @@ final class PlayOut {
         self.presenter = presenter
         self.control = control
         self.reporter = reporter
+        standby = control.standbyBudget
     }
 
     /// How far ahead of the position media on demand is read.
@@ -59,6 +66,13 @@ final class PlayOut {
     /// Whether the play loop takes more from the transport now: live media as it comes (the engine sheds what
     /// is too old), media on demand only as far ahead as the read-ahead.
     var hasRoom: Bool {
+        if let standby {
+            let buffer = engine.buffer
+            switch standby.reading {
+            case .newestGroup: return buffer.byteCount < standby.bytesPerStream
+            case .pauseAfterFirstGroup: return posterKeyframe == nil && buffer.byteCount < standby.bytesPerStream
+            }
+        }
         guard onDemand else { return true }
         let buffer = engine.buffer
         return buffer.duration < Self.onDemandReadAhead && buffer.count < buffer.limits.packets / 2
@@ -67,7 +81,11 @@ final class PlayOut {
 
     /// Media of the current connection has reached the engine.
     private var connectionMedia = false
-    var droppedFrames: Int { engine.buffer.droppedVideoFrames + presenter.droppedVideoFrames }
+    /// Pictures dropped while playing; the GOPs a preloading session let go as newer ones came are not counted.
+    var droppedFrames: Int {
+        engine.buffer.droppedVideoFrames - droppedWhilePreloading + presenter.droppedVideoFrames
+    }
+    private var droppedWhilePreloading = 0
 
     func playOnDemand() {
         onDemand = true
@@ -149,6 +167,14 @@ final class PlayOut {
         presenter.rotation = presentation.rotation
         if let change = presentation.videoSink { presenter.videoSink = change.sink }
         if let change = presentation.audioSink { presenter.audioSink = change.sink }
+        let wasStandby = standby != nil
+        standby = control.standbyBudget
+        if wasStandby, standby == nil { droppedWhilePreloading = engine.buffer.droppedVideoFrames }
+        if let request = control.takeSwitch() {
+            pendingSwitch = request
+            // The sound before it was another stream's: this one fades in rather than cutting in.
+            presenter.fadesIn()
+        }
         switch control.takePauseRequest() {
         case true? where !engine.isPaused:
             engine.pause()
@@ -205,6 +231,12 @@ final class PlayOut {
     /// Advances the engine to `now`, carries out what it decides, and presents what is due; returns how
     /// playback ends once the last pictures have been played out.
     func advance(at now: Duration) -> Ending? {
+        if standby != nil {
+            // Nothing is played while preloading: a transport that is done ends it at once.
+            if transportFinished { return ending ?? .ended }
+            keepNewestGroup()
+            return nil
+        }
         let master = presenter.audioClock(rate: engine.rate)
         for action in engine.advance(to: now, following: master) {
             switch action {
@@ -292,8 +324,11 @@ final class PlayOut {
 
     private func present() {
         guard let position = engine.position else { return }
+        // The first picture shows as soon as it is decoded, also when playback begins at once (a preloaded stream
+        // switched to): a keyframe's picture can be stamped after its decode time (B-frames' delay).
+        let first = presenter.framesShown == 0 && presenter.queuedVideoFrames > 0
         let picture =
-            engine.state == .playing
+            engine.state == .playing && !first
             ? presenter.present(at: position, rate: engine.rate) : presenter.showFirstPicture(at: position)
         if let audio = presenter.takeLastPlayedAudio() { reporter.count { $0.played(audio: audio) } }
         guard let picture else { return }
@@ -303,6 +338,21 @@ final class PlayOut {
     private func shown(_ frame: VideoFrame) {
         control.recordShown(frame)
         reporter.shown(frame)
+        if let request = pendingSwitch {
+            pendingSwitch = nil
+            reporter.report(Reports.switched(after: .now - request.at, preloaded: request.preloaded))
+        }
+    }
+
+    /// Preloading: only the newest GOP stays, and each new keyframe is decoded into the poster that is shown
+    /// first when a player switches here. Nothing is presented.
+    private func keepNewestGroup() {
+        defer { control.standbyBufferedBytes = engine.buffer.byteCount }
+        guard let keyframe = engine.keepNewestGroup(), keyframe.dts != posterKeyframe, decodes else { return }
+        posterKeyframe = keyframe.dts
+        guard let poster = decoding.poster(for: keyframe) else { return }
+        firstFrame()
+        presenter.replacePoster(poster)
     }
 
     /// Carries out what the decode stage did: pictures and sound to the presenter, problems reported.

@@ -20,8 +20,19 @@ public final class PlaybackControl: @unchecked Sendable {
     private var storedRenderMode = RenderMode.fillEdge
     private var storedRotation = RenderRotation.rotation0
     private var storedLastPicture: VideoFrame?
+    private var standby: PreloadBudget?
+    private var pendingSwitch: SwitchRequest?
+    private var storedStandbyBytes = 0
+    /// Wakes the play loop from its wait for the transport or the next tick.
+    private var waker: (@Sendable () -> Void)?
 
     public init() {}
+
+    /// A session made to preload (``PreloadPool``): it connects, keeps its newest GOP within `budget` and a poster
+    /// picture, and presents nothing until ``switchedTo(at:preloaded:)``.
+    init(standby budget: PreloadBudget) {
+        standby = budget
+    }
 
     /// Switches to one of the TXLivePlayer modes while playing.
     public func setMode(_ mode: LatencyMode) {
@@ -97,6 +108,42 @@ public final class PlaybackControl: @unchecked Sendable {
         lock.withLock { storedRotation = rotation }
     }
 
+    /// While preloading: what the session may hold and read (the pool changes it as streams come and go).
+    var standbyBudget: PreloadBudget? {
+        get { lock.withLock { standby } }
+        set { lock.withLock { standby = newValue } }
+    }
+
+    /// A player switched to this session at `instant`: preloading ends, and the first picture that reaches the
+    /// sink after it is reported (`LIVEPLAY_EVT_SWITCHED`) with the time since.
+    func switchedTo(at instant: ContinuousClock.Instant, preloaded: Bool) {
+        let wake = lock.withLock {
+            standby = nil
+            pendingSwitch = SwitchRequest(at: instant, preloaded: preloaded)
+            return waker
+        }
+        // The poster is waiting: the loop shows it now rather than at its next tick.
+        wake?()
+    }
+
+    /// What a preloading session holds in its buffer, in bytes, as of its last turn.
+    var standbyBufferedBytes: Int {
+        get { lock.withLock { storedStandbyBytes } }
+        set { lock.withLock { storedStandbyBytes = newValue } }
+    }
+
+    /// How the play loop is woken, while it runs.
+    func wakes(with waker: (@Sendable () -> Void)?) {
+        lock.withLock { self.waker = waker }
+    }
+
+    func takeSwitch() -> SwitchRequest? {
+        lock.withLock {
+            defer { pendingSwitch = nil }
+            return pendingSwitch
+        }
+    }
+
     /// The last picture shown, shared with libavcodec's buffers (no copy): TXLivePlayer's `snapshot`.
     public var lastPicture: VideoFrame? { lock.withLock { storedLastPicture } }
 
@@ -149,6 +196,12 @@ extension LatencyMode {
         guard let mode = Self.allCases.first(where: { LatencyParameters.preset($0) == parameters }) else { return nil }
         self = mode
     }
+}
+
+/// A player's switch to a session: when it was asked for, and whether the session was preloaded.
+struct SwitchRequest {
+    var at: ContinuousClock.Instant
+    var preloaded: Bool
 }
 
 /// A sink replacement asked for (its `sink` may be `nil`: none).

@@ -26,6 +26,7 @@ final class Presenter {
     var volume: Float = 1
     private var gain: Float = 1
     private var playedAudio = false
+    private var fadingIn = false
     var renderMode = RenderMode.fillEdge
     var rotation = RenderRotation.rotation0
     /// The last picture shown (``LivePlayer/snapshot()``).
@@ -63,9 +64,10 @@ final class Presenter {
 
     /// Scales by ``volume``, moving the gain there linearly over 10 ms (a step would click).
     private func applyVolume(to samples: inout [Float], channels: Int, sampleRate: Int) {
-        // The first sound starts at the volume set: a ramp is for changes while it plays.
+        // The first sound starts at the volume set (a ramp is for changes while it plays), unless it follows
+        // another stream's.
         if !playedAudio {
-            gain = volume
+            gain = fadingIn ? 0 : volume
             playedAudio = true
         }
         guard gain != 1 || volume != 1 else { return }
@@ -106,6 +108,20 @@ final class Presenter {
             return
         }
         video.insert(frame, pts: frame.pts)
+    }
+
+    /// The sound this session plays first follows another stream's on the same sink (a switch): it ramps up from
+    /// silence like a volume change.
+    func fadesIn() {
+        fadingIn = true
+        if playedAudio { gain = 0 }
+    }
+
+    /// A preloaded stream's poster: its newest keyframe's picture, in place of the one before (nothing is
+    /// presented while preloading; the first picture after the switch is this one).
+    func replacePoster(_ frame: VideoFrame) {
+        video.removeAll()
+        enqueue(frame, isPoster: true)
     }
 
     /// Audio is converted and stretched only for a sink: with none, decoded audio goes no further (but for its

@@ -229,6 +229,13 @@ enum Reports {
         return Report(.audioVolume, "sound level \(volume)", ["volume": .int(volume), "peak_dbfs": .double(decibels)])
     }
 
+    static func switched(after elapsed: Duration, preloaded: Bool) -> Report {
+        let milliseconds = (elapsed.seconds * 10_000).rounded() / 10
+        return Report(
+            .switched, "switched: first picture \(milliseconds) ms after the call (\(preloaded ? "preloaded" : "cold"))",
+            ["switch_ms": .double(milliseconds), "preloaded": .bool(preloaded)])
+    }
+
     static func latencyChanged(
         from previous: LatencyParameters, to latency: LatencyParameters, target: Duration, current: Duration
     ) -> Report {

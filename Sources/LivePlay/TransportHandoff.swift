@@ -102,6 +102,10 @@ final class TransportHandoff<Element: Sendable>: @unchecked Sendable {
         }
     }
 
+    /// Wakes the receiver waiting now, if any, as an item would (a control request that should not wait a tick).
+    func wake() {
+        ringDoorbell()
+    }
 
     /// No more items are accepted; waiting senders and the waiting receiver wake.
     func close() {

@@ -48,13 +48,18 @@ public struct JitterBuffer: Sendable {
         return liveEdge - oldest
     }
 
-    /// What is held by kind: video packets, and audio as the span of its timestamps. A scan: for the
-    /// once-per-second status, not for every packet.
     /// Whether any video packet is held.
     public var holdsVideo: Bool {
         packets[head...].contains { $0.kind == .video }
     }
 
+    /// The oldest video packet held.
+    public var firstVideo: EncodedPacket? {
+        packets[head...].first { $0.kind == .video }
+    }
+
+    /// What is held by kind: video packets, and audio as the span of its timestamps. A scan: for the
+    /// once-per-second status, not for every packet.
     public var content: (videoPackets: Int, audioDuration: Duration) {
         var videoPackets = 0
         var firstAudio: MediaTimestamp?

@@ -274,6 +274,18 @@ public struct PlaybackEngine: Sendable {
         return [.skipped(removed: oldest - from, droppedVideoFrames: buffer.droppedVideoFrames - before)]
     }
 
+    /// Preloading: nothing plays, and only the newest GOPs are kept: from the newest video keyframe that still
+    /// leaves what loading waits for (the resume level), with the sound of their time; older media is dropped as
+    /// newer arrives. Playback, once asked for, starts from that keyframe at once, at the target latency.
+    /// Returns the keyframe the buffer starts at, if it holds one.
+    public mutating func keepNewestGroup() -> EncodedPacket? {
+        guard state != .playing, !hasStarted else { return nil }
+        _ = buffer.skip(keeping: resumeLevel)
+        guard let keyframe = buffer.firstVideo, keyframe.isKeyframe else { return nil }
+        position = buffer.oldest.map { min($0, keyframe.dts) } ?? keyframe.dts
+        return keyframe
+    }
+
     /// Media missing between the position and the oldest packet (a reconnect's gap, already reported
     /// as a discontinuity) is not waited through: the position moves to the oldest packet.
     private mutating func skipGap() {

@@ -50,6 +50,8 @@ public final class PlayerWindow: VideoSink, @unchecked Sendable {
         case rotate
         /// `i`: the on-screen figures on or off.
         case toggleOverlay
+        /// `n` / `p`: the next or the previous stream of a list.
+        case nextStream, previousStream
         /// `q`, Escape, or the window closed.
         case quit
     }
@@ -83,6 +85,7 @@ public final class PlayerWindow: VideoSink, @unchecked Sendable {
     private let onAction: @Sendable (Action) -> Void
     private var pending: (frame: VideoFrame, timing: FrameTiming)?
     private var statusText: String?
+    private var titleText: String
     private var overlayLines: [String] = []
     private var readBackRequests: [CheckedContinuation<RGBPicture?, Never>] = []
     private var closing = false
@@ -100,6 +103,7 @@ public final class PlayerWindow: VideoSink, @unchecked Sendable {
         if let reason = Self.displayUnavailableReason() { throw WindowError(.noDisplay, reason) }
         self.options = options
         self.onAction = onAction
+        titleText = options.title
         let started = DispatchSemaphore(value: 0)
         let failure = LockedBox<WindowError?>(nil)
         let thread = Thread { [self] in
@@ -133,6 +137,15 @@ public final class PlayerWindow: VideoSink, @unchecked Sendable {
     public func present(_ frame: VideoFrame, timing: FrameTiming) {
         let event = lock.withLock {
             pending = (frame, timing)
+            return wakeEvent
+        }
+        Self.wake(event)
+    }
+
+    /// Names what the window shows (another stream after a switch); the status still follows it.
+    public func setTitle(_ title: String) {
+        let event = lock.withLock {
+            titleText = title
             return wakeEvent
         }
         Self.wake(event)
@@ -212,14 +225,14 @@ public final class PlayerWindow: VideoSink, @unchecked Sendable {
                     pending = nil
                     readBackRequests = []
                 }
-                return (pending, statusText, overlayLines, readBackRequests, closing)
+                return (pending, (titleText, statusText), overlayLines, readBackRequests, closing)
             }
             if overlay != renderer.overlay {
                 renderer.overlay = overlay
                 if frame == nil, renderer.overlayVisible { renderer.redraw() }
             }
             if let frame { renderer.draw(frame.frame, timing: frame.timing) }
-            renderer.setStatus(status)
+            renderer.setTitle(status.0, status: status.1)
             for request in requests { request.resume(returning: renderer.readPixels()) }
             if isClosing { return }
         }

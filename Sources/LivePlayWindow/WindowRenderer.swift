@@ -9,7 +9,7 @@ final class WindowRenderer {
     private var textureFormat: (format: UInt32, width: Int, height: Int)?
     /// What was drawn last, to draw again on a resize or expose.
     private var last: FrameTiming?
-    private let title: String
+    private var title: String
     private var shownStatus: String?
     /// The figures drawn over the picture while ``overlayVisible`` (`i`).
     var overlay: [String] = []
@@ -83,9 +83,10 @@ final class WindowRenderer {
         SDL_RenderPresent(renderer)
     }
 
-    /// The status line goes to the window's title (“loading…”), so a frozen picture says why.
-    func setStatus(_ status: String?) {
-        guard status != shownStatus else { return }
+    /// The title, and the status after it (“loading…”), so a frozen picture says why.
+    func setTitle(_ title: String, status: String?) {
+        guard title != self.title || status != shownStatus else { return }
+        self.title = title
         shownStatus = status
         SDL_SetWindowTitle(window, status.map { "\(title) — \($0)" } ?? title)
     }
@@ -242,6 +243,8 @@ final class WindowRenderer {
         case Int(SDLK_s.rawValue): return .snapshot
         case Int(SDLK_r.rawValue): return .rotate
         case Int(SDLK_i.rawValue): return .toggleOverlay
+        case Int(SDLK_n.rawValue): return .nextStream
+        case Int(SDLK_p.rawValue): return .previousStream
         default: return nil
         }
     }

@@ -50,6 +50,21 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
         write(line.line)
     }
 
+    /// A switch to another stream of the list was asked for (its first picture follows as
+    /// `LIVEPLAY_EVT_SWITCHED` with the time it took).
+    func switched(to url: String, index: Int, preloaded: Bool) {
+        switch style {
+        case .json:
+            var line = header(kind: "switch")
+            line.add("url", url)
+            line.add("index", index)
+            line.add("preloaded", preloaded)
+            write(line.line)
+        case .human:
+            write("liveplay: switching to \(url)\(preloaded ? " (preloaded)" : "")")
+        }
+    }
+
     func onPlayEvent(_ event: PlayEvent) {
         guard level.logs(event.code) else { return }
         switch style {

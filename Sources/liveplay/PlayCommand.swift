@@ -10,7 +10,7 @@ struct PlayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "play",
         abstract: "Play an HTTP(S)-FLV or RTMP URL, or an FLV file, and log its events and status.",
-        usage: "liveplay [play] [URL|FILE] [options]",
+        usage: "liveplay [play] [URL|FILE ...] [options]",
         discussion: """
             Without a URL (or with `demo`), plays the built-in demo stream from a stream-lab server started \
             in-process on a free loopback port. A local path, a file:// URL or an HTTP response with a \
@@ -35,11 +35,12 @@ struct PlayCommand: AsyncParsableCommand {
               liveplay URL -t 10 && echo ok              exit 0 only if media played
               liveplay movie.flv --start 30               a file, from 30 s in
               liveplay URL --video-out - | ffplay -       watch it
+              liveplay URL1 URL2 URL3 --preload 2 --window  switch with n / p, the neighbours preloaded
             """
     )
 
-    @Argument(help: "http(s)://…/stream.flv, rtmp(s)://host[:port]/app/stream, a .flv path or file:// URL; none or `demo` for the demo stream")
-    var url: String?
+    @Argument(help: "http(s)://…/stream.flv, rtmp(s)://host[:port]/app/stream, a .flv path or file:// URL; none or `demo` for the demo stream. Several: the first plays, the others are switched to (n / p in the window, --switch-every)")
+    var urls: [String] = []
 
     @Flag(name: [.customShort("j"), .long], help: "Log JSON lines (the default when stdout is not a terminal).")
     var json = false
@@ -119,13 +120,24 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Report the sound's level every MS milliseconds (at least 100): event 9011.")
     var volumeEvaluation: Int?
 
+    @Option(parsing: .unconditional, help: "With several URLs: keep this many of the streams nearest the one playing preloaded (connected, newest GOP buffered, poster decoded) for an instant switch.")
+    var preload = 0
+
+    @Option(parsing: .unconditional, help: "With several URLs: switch to the next one every this many seconds.")
+    var switchEvery: Double?
+
     func validate() throws {
-        if let url, url != "demo" {
+        for url in urls where url != "demo" {
             do {
                 _ = try StreamAddress(parsing: url)
             } catch {
                 throw ValidationError("cannot play \(showSecrets ? url : Redaction.url(url)): \(error.message)")
             }
+        }
+        guard (0...8).contains(preload) else { throw ValidationError("--preload must be 0…8") }
+        if let switchEvery { try Seconds.check(switchEvery, "--switch-every") }
+        if urls.count < 2, preload > 0 || switchEvery != nil {
+            throw ValidationError("--preload and --switch-every need two URLs or more")
         }
         guard (0...10).contains(retries) else { throw ValidationError("--retries must be 0…10") }
         try Seconds.check(retryInterval, "--retry-interval", allowsZero: true)
@@ -173,9 +185,21 @@ struct PlayCommand: AsyncParsableCommand {
         CodecLog.route(minimum: level.codecLevel) { _, text in log.error("liveplay: " + text) }
 
         var demo: BuiltInDemo?
-        let target: String
-        if let url, url != "demo" {
-            target = url
+        var targets: [String] = []
+        for url in urls.isEmpty ? ["demo"] : urls {
+            if url == "demo" {
+                if demo == nil {
+                    do {
+                        demo = try await BuiltInDemo.start()
+                    } catch {
+                        Standard.error("liveplay: cannot start the demo stream: \(error)")
+                        throw ExitCode(ExitStatus.ioError)
+                    }
+                    log.note("liveplay: the built-in demo stream, served in-process at \(demo!.url)")
+                }
+                targets.append(demo!.url)
+                continue
+            }
             if let address = try? StreamAddress(parsing: url), address.isLocalFile {
                 var isDirectory: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: address.path, isDirectory: &isDirectory),
@@ -185,17 +209,9 @@ struct PlayCommand: AsyncParsableCommand {
                     throw ExitCode(ExitStatus.noInput)
                 }
             }
-        } else {
-            do {
-                let stream = try await BuiltInDemo.start()
-                demo = stream
-                target = stream.url
-            } catch {
-                Standard.error("liveplay: cannot start the demo stream: \(error)")
-                throw ExitCode(ExitStatus.ioError)
-            }
-            log.note("liveplay: the built-in demo stream, served in-process at \(target)")
+            targets.append(url)
         }
+        let target = targets[0]
         let shown = showSecrets ? target : Redaction.url(target)
         log.note("liveplay: playing \(shown)")
         log.start(url: shown, mode: mode.rawValue)
@@ -232,11 +248,28 @@ struct PlayCommand: AsyncParsableCommand {
                 throw ExitCode(ExitStatus.unavailable)
             }
         }
+        let showSecrets = showSecrets
+        let switcher = targets.count > 1
+            ? StreamSwitcher(
+                urls: targets, player: player, configuration: makeConfiguration(), preload: preload, log: log,
+                show: { showSecrets ? $0 : Redaction.url($0) },
+                onSwitch: { [window = frontEnd?.window] shown in window?.setTitle("liveplay — \(shown)") })
+            : nil
+        if let switcher { frontEnd?.switchesStreams(with: switcher.request) }
+        let switchEvery = switchEvery.map { Duration.seconds($0) }
         let signals = SignalWatch([SIGINT, SIGTERM]) { stop.fire(.interrupted) }
         let resizes = SignalWatch([SIGWINCH]) { log.redrawStatus() }
         let duration = duration
         let outcome = await withTaskGroup(of: StopReason?.self) { group in
-            group.addTask { .played(await player.run(url: target)) }
+            if let switcher {
+                group.addTask { .played(await player.runSwitching(url: target)) }
+                group.addTask {
+                    await switcher.run(every: switchEvery)
+                    return nil
+                }
+            } else {
+                group.addTask { .played(await player.run(url: target)) }
+            }
             group.addTask { await stop.reason() }
             if let duration {
                 group.addTask {

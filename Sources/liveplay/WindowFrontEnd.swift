@@ -15,6 +15,7 @@ final class WindowFrontEnd: @unchecked Sendable {
     private var muted = false
     private var volume = 100
     private var rotation: RenderRotation
+    private var streamStep: (@Sendable (Int) -> Void)?
 
     /// Opens the window and the sound device; `stop` ends playback on `q`, Escape or closing the window.
     init(
@@ -37,6 +38,11 @@ final class WindowFrontEnd: @unchecked Sendable {
         actions.set { [self] action in
             if case .quit = action { stop.fire(.interrupted) } else { perform(action) }
         }
+    }
+
+    /// `n` / `p` go to `step` with +1 / −1 (a list of streams, ``StreamSwitcher``).
+    func switchesStreams(with step: @escaping @Sendable (Int) -> Void) {
+        lock.withLock { streamStep = step }
     }
 
     func close() {
@@ -73,6 +79,10 @@ final class WindowFrontEnd: @unchecked Sendable {
             })
         case .snapshot:
             saveSnapshot()
+        case .nextStream:
+            lock.withLock { streamStep }?(1)
+        case .previousStream:
+            lock.withLock { streamStep }?(-1)
         case .toggleOverlay, .quit:
             break
         }

@@ -71,4 +71,16 @@ import Testing
             #expect(mine.last?.contains("playing") == true)
         }
     }
+
+    @Test func theChannelZapperSwitchesThroughPreloadedStreams() async throws {
+        let (servers, urls) = try await SwitchCommandTests.threeStreams()
+        let output = try ExternalTool.run(
+            Self.executable("channel-zapper"), urls + ["--every", "1.5", "--switches", "3"])
+        for server in servers { await server.stop() }
+        #expect(output.status == 0, "\(output.standardError)")
+        let switched = output.text.split(separator: "\n").filter { $0.contains("switched: first picture") }
+        #expect(switched.count == 3, "\(output.text)")
+        #expect(switched.allSatisfy { $0.contains("(preloaded)") }, "\(output.text)")
+        #expect(output.text.contains(": ready"), "the pool says when a stream is ready")
+    }
 }
