@@ -34,6 +34,8 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
     public static let startVideoDecoder = PlayEventCode(2008, "PLAY_EVT_START_VIDEO_DECODER")
     public static let changeResolution = PlayEventCode(2009, "PLAY_EVT_CHANGE_RESOLUTION")
     public static let getMessage = PlayEventCode(2012, "PLAY_EVT_GET_MESSAGE")
+    /// `switchStream` moved playback to the other rendition at a keyframe both share.
+    public static let streamSwitchSucceeded = PlayEventCode(2015, "PLAY_EVT_STREAM_SWITCH_SUCC")
     public static let getMetadata = PlayEventCode(2028, "PLAY_EVT_GET_METADATA")
 
     public static let videoDecodeFailed = PlayEventCode(2101, "PLAY_WARNING_VIDEO_DECODE_FAIL")
@@ -52,6 +54,9 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
     public static let networkDisconnected = PlayEventCode(-2301, "PLAY_ERR_NET_DISCONNECT")
     public static let fileNotFound = PlayEventCode(-2303, "PLAY_ERR_FILE_NOT_FOUND")
     public static let hevcDecodeFailed = PlayEventCode(-2304, "PLAY_ERR_HEVC_DECODE_FAIL")
+    /// `switchStream` could not switch (the other rendition unreachable, or its timestamps not aligned within the
+    /// wait); the stream playing goes on. Not an end of playback.
+    public static let streamSwitchFailed = PlayEventCode(-2307, "PLAY_ERR_STREAM_SWITCH_FAIL")
     public static let serverRefused = PlayEventCode(-2308, "PLAY_ERR_SERVER_REFUSED")
     /// liveplay's own: the server sends something that is not FLV; no reconnect can help.
     public static let unplayable = PlayEventCode(-9001, "LIVEPLAY_ERR_UNPLAYABLE")
@@ -80,9 +85,9 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
     /// Every code liveplay can emit (not 2106: it decodes in software).
     public static let known: [PlayEventCode] = [
         connectSucceeded, rtmpStreamBegin, receivedFirstKeyframe, playBegin, playProgress, playEnd, playLoading,
-        startVideoDecoder, changeResolution, getMessage, getMetadata, videoDecodeFailed, audioDecodeFailed, reconnect,
+        startVideoDecoder, changeResolution, getMessage, streamSwitchSucceeded, getMetadata, videoDecodeFailed, audioDecodeFailed, reconnect,
         receiveDataLag, videoPlayLag, videoDiscontinuity, dnsFailed, serverConnectFailed,
-        handshakeFailed, serverDisconnected, readWriteFailed, networkDisconnected, fileNotFound, hevcDecodeFailed,
+        handshakeFailed, serverDisconnected, readWriteFailed, networkDisconnected, fileNotFound, hevcDecodeFailed, streamSwitchFailed,
         serverRefused, catchUpStarted, catchUpEnded, catchUpSkip, latencyChanged, listenerOverflow, sessionSummary,
         paused, resumed, unplayable, seekStarted, seekDone, audioVolume, switched, malformedData,
     ]

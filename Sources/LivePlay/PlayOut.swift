@@ -167,6 +167,7 @@ final class PlayOut {
         presenter.rotation = presentation.rotation
         if let change = presentation.videoSink { presenter.videoSink = change.sink }
         if let change = presentation.audioSink { presenter.audioSink = change.sink }
+        control.liveEdge = engine.buffer.liveEdge
         let wasStandby = standby != nil
         standby = control.standbyBudget
         if wasStandby, standby == nil { droppedWhilePreloading = engine.buffer.droppedVideoFrames }
@@ -340,20 +341,33 @@ final class PlayOut {
         reporter.shown(frame)
         if let request = pendingSwitch {
             pendingSwitch = nil
-            reporter.report(Reports.switched(after: .now - request.at, preloaded: request.preloaded))
+            reporter.report(
+                request.rendition
+                    ? Reports.streamSwitched(after: .now - request.at, at: frame.pts)
+                    : Reports.switched(after: .now - request.at, preloaded: request.preloaded))
         }
     }
 
     /// Preloading: only the newest GOP stays, and each new keyframe is decoded into the poster that is shown
     /// first when a player switches here. Nothing is presented.
     private func keepNewestGroup() {
-        defer { control.standbyBufferedBytes = engine.buffer.byteCount }
-        guard let keyframe = engine.keepNewestGroup(), keyframe.dts != posterKeyframe, decodes else { return }
+        let keyframes = engine.buffer.keyframes
+        // A rendition switch names the keyframe to start at, by its presentation time.
+        let start = control.standbyStart.flatMap { start in keyframes.first { $0.pts == start }?.dts }
+        defer {
+            control.standbyBufferedBytes = engine.buffer.byteCount
+            control.recordStandby(keyframes: engine.buffer.keyframes.map(\.pts), poster: posterPTS)
+        }
+        guard let keyframe = engine.keepNewestGroup(from: start), keyframe.dts != posterKeyframe, decodes else { return }
         posterKeyframe = keyframe.dts
         guard let poster = decoding.poster(for: keyframe) else { return }
         firstFrame()
+        posterPTS = poster.pts
         presenter.replacePoster(poster)
     }
+
+    /// The poster's presentation time, while preloading.
+    private var posterPTS: MediaTimestamp?
 
     /// Carries out what the decode stage did: pictures and sound to the presenter, problems reported.
     private func take(_ outputs: [DecodeStage.Output]) {

@@ -23,6 +23,10 @@ public final class PlaybackControl: @unchecked Sendable {
     private var standby: PreloadBudget?
     private var pendingSwitch: SwitchRequest?
     private var storedStandbyBytes = 0
+    private var storedStandbyStart: MediaTimestamp?
+    private var storedStandbyKeyframes: [MediaTimestamp] = []
+    private var storedPosterPTS: MediaTimestamp?
+    private var storedLiveEdge: MediaTimestamp?
     /// Wakes the play loop from its wait for the transport or the next tick.
     private var waker: (@Sendable () -> Void)?
 
@@ -116,10 +120,10 @@ public final class PlaybackControl: @unchecked Sendable {
 
     /// A player switched to this session at `instant`: preloading ends, and the first picture that reaches the
     /// sink after it is reported (`LIVEPLAY_EVT_SWITCHED`) with the time since.
-    func switchedTo(at instant: ContinuousClock.Instant, preloaded: Bool) {
+    func switchedTo(at instant: ContinuousClock.Instant, preloaded: Bool, rendition: Bool = false) {
         let wake = lock.withLock {
             standby = nil
-            pendingSwitch = SwitchRequest(at: instant, preloaded: preloaded)
+            pendingSwitch = SwitchRequest(at: instant, preloaded: preloaded, rendition: rendition)
             return waker
         }
         // The poster is waiting: the loop shows it now rather than at its next tick.
@@ -130,6 +134,31 @@ public final class PlaybackControl: @unchecked Sendable {
     var standbyBufferedBytes: Int {
         get { lock.withLock { storedStandbyBytes } }
         set { lock.withLock { storedStandbyBytes = newValue } }
+    }
+
+    /// A rendition switch (``LivePlayer/switchStream(to:)``) asks a preloading session to start at the keyframe
+    /// shown at this presentation time.
+    var standbyStart: MediaTimestamp? {
+        get { lock.withLock { storedStandbyStart } }
+        set { lock.withLock { storedStandbyStart = newValue } }
+    }
+
+    /// What a preloading session holds, as of its last turn: its keyframes' presentation times and its poster's.
+    var standbyKeyframes: (keyframes: [MediaTimestamp], poster: MediaTimestamp?) {
+        lock.withLock { (storedStandbyKeyframes, storedPosterPTS) }
+    }
+
+    func recordStandby(keyframes: [MediaTimestamp], poster: MediaTimestamp?) {
+        lock.withLock {
+            storedStandbyKeyframes = keyframes
+            storedPosterPTS = poster
+        }
+    }
+
+    /// The newest media the session has received (its live edge, decode time), as of its last turn.
+    var liveEdge: MediaTimestamp? {
+        get { lock.withLock { storedLiveEdge } }
+        set { lock.withLock { storedLiveEdge = newValue } }
     }
 
     /// How the play loop is woken, while it runs.
@@ -202,6 +231,9 @@ extension LatencyMode {
 struct SwitchRequest {
     var at: ContinuousClock.Instant
     var preloaded: Bool
+    /// A switch between renditions of the same content (`switchStream`): reported as
+    /// `PLAY_EVT_STREAM_SWITCH_SUCC` (2015).
+    var rendition = false
 }
 
 /// A sink replacement asked for (its `sink` may be `nil`: none).

@@ -109,6 +109,11 @@ public final class PreloadPool: @unchecked Sendable {
         for url in urls { await remove(url) }
     }
 
+    /// `url`'s stream while it is in the pool, without taking it.
+    func entry(_ url: String) -> Entry? {
+        lock.withLock { entries[url] }
+    }
+
     /// Takes `url`'s stream out of the pool for a player, still running; nil when it is not preloaded.
     func take(_ url: String) -> Entry? {
         lock.withLock {

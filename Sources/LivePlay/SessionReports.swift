@@ -236,6 +236,13 @@ enum Reports {
             ["switch_ms": .double(milliseconds), "preloaded": .bool(preloaded)])
     }
 
+    static func streamSwitched(after elapsed: Duration, at pts: MediaTimestamp) -> Report {
+        let milliseconds = (elapsed.seconds * 10_000).rounded() / 10
+        return Report(
+            .streamSwitchSucceeded, "switched streams at \(pts.milliseconds) ms, \(milliseconds) ms after the call",
+            ["switch_ms": .double(milliseconds), "pts_ms": .int(pts.milliseconds)])
+    }
+
     static func latencyChanged(
         from previous: LatencyParameters, to latency: LatencyParameters, target: Duration, current: Duration
     ) -> Report {

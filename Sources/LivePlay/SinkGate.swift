@@ -11,6 +11,9 @@ final class SinkGate: @unchecked Sendable {
     private var isOpen = true
     private var videoTarget: (any VideoSink)?
     private var audioTarget: (any AudioSink)?
+    /// A rendition switch's cut: nothing stamped at or after it passes, and the first picture that reaches it
+    /// (the first sound, without a picture sink) runs `then`, once, on the play loop.
+    private var cut: (at: MediaTimestamp, then: @Sendable () -> Void)?
 
     init(video: (any VideoSink)?, audio: (any AudioSink)?) {
         videoTarget = video
@@ -23,11 +26,30 @@ final class SinkGate: @unchecked Sendable {
 
     func close() { lock.withLock { isOpen = false } }
 
+    /// Lets through only what is stamped before `pts`, and runs `then` when the playback reaches it.
+    func cut(at pts: MediaTimestamp, then: @escaping @Sendable () -> Void) {
+        lock.withLock { cut = (pts, then) }
+    }
+
+    /// Where `pts` may go: the target while open and before the cut; at the cut, the cut's action runs (once).
+    fileprivate func pass(_ pts: MediaTimestamp, video: Bool) -> Bool {
+        let (open, action): (Bool, (@Sendable () -> Void)?) = lock.withLock {
+            guard isOpen else { return (false, nil) }
+            guard let cut, pts >= cut.at else { return (true, nil) }
+            // The picture reaches it; or the sound, when there are no pictures to wait for.
+            guard video || videoTarget == nil else { return (false, nil) }
+            isOpen = false
+            return (false, cut.then)
+        }
+        action?()
+        return open
+    }
+
     func setVideo(_ sink: (any VideoSink)?) { lock.withLock { videoTarget = sink } }
     func setAudio(_ sink: (any AudioSink)?) { lock.withLock { audioTarget = sink } }
 
-    fileprivate var openVideo: (any VideoSink)? { lock.withLock { isOpen ? videoTarget : nil } }
-    fileprivate var openAudio: (any AudioSink)? { lock.withLock { isOpen ? audioTarget : nil } }
+    fileprivate var videoSink: (any VideoSink)? { lock.withLock { videoTarget } }
+    fileprivate var audioSink: (any AudioSink)? { lock.withLock { audioTarget } }
     fileprivate var anyAudio: (any AudioSink)? { lock.withLock { audioTarget } }
 }
 
@@ -36,7 +58,8 @@ private final class GatedVideo: VideoSink {
     init(gate: SinkGate) { self.gate = gate }
 
     func present(_ frame: VideoFrame, timing: FrameTiming) {
-        gate.openVideo?.present(frame, timing: timing)
+        guard gate.pass(timing.pts, video: true) else { return }
+        gate.videoSink?.present(frame, timing: timing)
     }
 }
 
@@ -45,7 +68,8 @@ private final class GatedAudio: AudioSink {
     init(gate: SinkGate) { self.gate = gate }
 
     func play(_ audio: AudioSamples) {
-        gate.openAudio?.play(audio)
+        guard gate.pass(audio.pts, video: false) else { return }
+        gate.audioSink?.play(audio)
     }
 
     var unplayedDuration: Duration? { gate.anyAudio?.unplayedDuration }

@@ -58,6 +58,11 @@ public struct JitterBuffer: Sendable {
         packets[head...].first { $0.kind == .video }
     }
 
+    /// The video keyframes held, oldest first: decode and presentation times.
+    public var keyframes: [(dts: MediaTimestamp, pts: MediaTimestamp)] {
+        packets[head...].filter { $0.kind == .video && $0.isKeyframe }.map { ($0.dts, $0.pts) }
+    }
+
     /// What is held by kind: video packets, and audio as the span of its timestamps. A scan: for the
     /// once-per-second status, not for every packet.
     public var content: (videoPackets: Int, audioDuration: Duration) {

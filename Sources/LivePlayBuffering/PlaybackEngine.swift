@@ -278,9 +278,16 @@ public struct PlaybackEngine: Sendable {
     /// leaves what loading waits for (the resume level), with the sound of their time; older media is dropped as
     /// newer arrives. Playback, once asked for, starts from that keyframe at once, at the target latency.
     /// Returns the keyframe the buffer starts at, if it holds one.
-    public mutating func keepNewestGroup() -> EncodedPacket? {
+    ///
+    /// - Parameter start: the decode time of a keyframe held to start at instead (a switch between renditions,
+    ///   at the keyframe both streams share).
+    public mutating func keepNewestGroup(from start: MediaTimestamp? = nil) -> EncodedPacket? {
         guard state != .playing, !hasStarted else { return nil }
-        _ = buffer.skip(keeping: resumeLevel)
+        if let start, let edge = buffer.liveEdge, start <= edge {
+            _ = buffer.skip(keeping: edge - start)
+        } else {
+            _ = buffer.skip(keeping: resumeLevel)
+        }
         guard let keyframe = buffer.firstVideo, keyframe.isKeyframe else { return nil }
         position = buffer.oldest.map { min($0, keyframe.dts) } ?? keyframe.dts
         return keyframe

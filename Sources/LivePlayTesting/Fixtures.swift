@@ -19,6 +19,12 @@ public enum Fixture: String, CaseIterable, Sendable {
     /// A/V sync: black 320x240 at 30 fps with a white picture for the first 0.1 s of every second, and a 1 kHz beep
     /// for the same 0.1 s (silence otherwise), AAC 44.1 kHz mono; 20 s, 1 s GOP.
     case flashBeep = "flash-beep"
+    /// Two renditions of one source for `switchStream`, stamped alike: 320×240 at 600 kbit/s and 160×120 at
+    /// 150 kbit/s, 30 fps, keyframes every 30 frames in both (no scene cuts), AAC; 10 s.
+    case renditionHigh = "rendition-high"
+    case renditionLow = "rendition-low"
+    /// The low rendition with its timestamps 3 s later: not aligned with the high one.
+    case renditionShifted = "rendition-shifted"
 
     /// The ffmpeg arguments that make it (output path appended).
     public var ffmpegArguments: [String] {
@@ -46,6 +52,14 @@ public enum Fixture: String, CaseIterable, Sendable {
                 "[0][1]overlay=enable='lt(mod(t,1),0.1)'[v];[2]volume=volume=0:enable='gte(mod(t,1),0.1)'[a]",
                 "-map", "[v]", "-map", "[a]", "-t", "20", "-ac", "1",
             ] + x264 + ["-bf", "0", "-g", "30", "-c:a", "aac", "-b:a", "96k"]
+        case .renditionHigh, .renditionLow, .renditionShifted:
+            let high = self == .renditionHigh
+            return ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i",
+                "sine=frequency=440:sample_rate=44100", "-t", "10"]
+                + (high ? [] : ["-vf", "scale=160:120"]) + x264
+                + ["-bf", "0", "-g", "30", "-keyint_min", "30", "-sc_threshold", "0", "-b:v", high ? "600k" : "150k",
+                    "-c:a", "aac", "-b:a", "64k"]
+                + (self == .renditionShifted ? ["-output_ts_offset", "3"] : [])
         case .h264MP3:
             return video + audio + ["-t", "2"] + x264 + ["-bf", "0", "-g", "25", "-c:a", "libmp3lame", "-b:a", "64k"]
         }

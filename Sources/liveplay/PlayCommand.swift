@@ -126,6 +126,12 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "With several URLs: switch to the next one every this many seconds.")
     var switchEvery: Double?
 
+    @Option(help: "switchStream: after --switch-stream-after seconds, move to this rendition of the same content (PTS-aligned) at a keyframe both share: 2015, or -2307 and the stream plays on.")
+    var switchStream: String?
+
+    @Option(parsing: .unconditional, help: "Seconds of playing before --switch-stream.")
+    var switchStreamAfter: Double = 5
+
     func validate() throws {
         for url in urls where url != "demo" {
             do {
@@ -136,6 +142,15 @@ struct PlayCommand: AsyncParsableCommand {
         }
         guard (0...8).contains(preload) else { throw ValidationError("--preload must be 0…8") }
         if let switchEvery { try Seconds.check(switchEvery, "--switch-every") }
+        if let switchStream {
+            do {
+                _ = try StreamAddress(parsing: switchStream)
+            } catch {
+                throw ValidationError("cannot switch to \(showSecrets ? switchStream : Redaction.url(switchStream)): \(error.message)")
+            }
+            if urls.count > 1 { throw ValidationError("--switch-stream plays one URL; a list switches with --switch-every") }
+        }
+        try Seconds.check(switchStreamAfter, "--switch-stream-after", allowsZero: true)
         if urls.count < 2, preload > 0 || switchEvery != nil {
             throw ValidationError("--preload and --switch-every need two URLs or more")
         }
@@ -257,27 +272,35 @@ struct PlayCommand: AsyncParsableCommand {
             : nil
         if let switcher { frontEnd?.switchesStreams(with: switcher.request) }
         let switchEvery = switchEvery.map { Duration.seconds($0) }
+        let (switchStream, switchStreamAfter) = (switchStream, switchStreamAfter)
         let signals = SignalWatch([SIGINT, SIGTERM]) { stop.fire(.interrupted) }
         let resizes = SignalWatch([SIGWINCH]) { log.redrawStatus() }
         let duration = duration
         let outcome = await withTaskGroup(of: StopReason?.self) { group in
+            group.addTask { .played(await player.run(url: target)) }
+            group.addTask { await stop.reason() }
+            // Helpers that return nil: they never end the run.
             if let switcher {
-                group.addTask { .played(await player.runSwitching(url: target)) }
                 group.addTask {
                     await switcher.run(every: switchEvery)
                     return nil
                 }
-            } else {
-                group.addTask { .played(await player.run(url: target)) }
             }
-            group.addTask { await stop.reason() }
+            if let rendition = switchStream {
+                group.addTask {
+                    guard (try? await Task.sleep(for: .seconds(switchStreamAfter))) != nil else { return nil }
+                    try? player.switchStream(to: rendition)
+                    return nil
+                }
+            }
             if let duration {
                 group.addTask {
                     try? await Task.sleep(for: .seconds(duration))
                     return .duration
                 }
             }
-            let first = await group.next() ?? nil
+            var first: StopReason?
+            while first == nil, let next = await group.next() { first = next }
             group.cancelAll()
             // The player's task finishes its summary before the group returns.
             var reason = first

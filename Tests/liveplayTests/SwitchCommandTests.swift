@@ -15,6 +15,7 @@ import Testing
         var preloaded: Bool?
         var code: Int?
         var params: [String: JSONValue]?
+        var pts_ms: Int64?
     }
 
     enum JSONValue: Decodable, Equatable {
@@ -65,6 +66,34 @@ import Testing
             }
             #expect(milliseconds < 100, "the poster within a tick or two of the switch")
         }
+    }
+
+    /// `--switch-stream`: the presented-frame trace (`--trace-frames`) runs on through the switch between two
+    /// renditions, every picture once and none missing, and 2015 names the keyframe of the cut.
+    @Test func switchStreamLeavesNoGapInTheFrameTrace() async throws {
+        let high = try LiveFLVServer(path: try Fixture.renditionHigh.path(), configuration: .init(port: 0, threads: 1))
+        let low = try LiveFLVServer(path: try Fixture.renditionLow.path(), configuration: .init(port: 0, threads: 1))
+        async let highPort = high.start()
+        async let lowPort = low.start()
+        let (h, l) = try await (highPort, lowPort)
+        let output = try Binary.run([
+            "http://127.0.0.1:\(h)/live.flv", "--switch-stream", "http://127.0.0.1:\(l)/live.flv",
+            "--switch-stream-after", "1.5", "-t", "5", "--json", "--trace-frames",
+        ])
+        await high.stop()
+        await low.stop()
+        #expect(output.status == 0, "\(output.standardError)")
+        let lines = try output.text.split(separator: "\n").map { try JSONDecoder().decode(Line.self, from: Data($0.utf8)) }
+        let switched = try #require(lines.first { $0.code == 2015 }, "PLAY_EVT_STREAM_SWITCH_SUCC")
+        guard case .number(let cut)? = switched.params?["pts_ms"] else {
+            Issue.record("no pts_ms: \(String(describing: switched.params))")
+            return
+        }
+        let pts = lines.compactMap(\.pts_ms)
+        let at = try #require(pts.firstIndex(of: Int64(cut)), "the keyframe of the cut was shown")
+        let around = Array(pts[max(0, at - 15)..<min(pts.count, at + 15)])
+        let steps = zip(around, around.dropFirst()).map { $1 - $0 }
+        #expect(steps.allSatisfy { (33...34).contains($0) }, "no gap and no repeat around \(cut): \(around)")
     }
 
     @Test func switchingOptionsNeedSeveralURLs() throws {
