@@ -43,6 +43,12 @@ final class DecodeStage {
         self.options = options
     }
 
+    /// The video decoders go on to the next playback (``DecoderShelf``).
+    deinit {
+        if let video { DecoderShelf.shelve(video) }
+        if let posterDecoder { DecoderShelf.shelve(posterDecoder) }
+    }
+
     /// Whether a video decoder is open.
     var decodesVideo: Bool { video != nil }
 
@@ -136,7 +142,8 @@ final class DecodeStage {
 
     private func openVideo(_ configuration: VideoCodecConfiguration) -> [Output] {
         do {
-            video = try VideoDecoder(configuration: configuration, options: options)
+            if let old = video { DecoderShelf.shelve(old) }
+            video = try DecoderShelf.video(configuration, options: options)
             return [.started(configuration)]
         } catch {
             video = nil
@@ -165,7 +172,8 @@ final class DecodeStage {
     private func decodePoster(_ packet: EncodedPacket) -> VideoFrame? {
         guard let configuration = newestVideo else { return nil }
         if posterDecoder?.configuration != configuration {
-            posterDecoder = try? VideoDecoder(configuration: configuration, options: options)
+            if let old = posterDecoder { DecoderShelf.shelve(old) }
+            posterDecoder = try? DecoderShelf.video(configuration, options: options)
         }
         guard let poster = posterDecoder else { return nil }
         poster.reset()

@@ -137,6 +137,7 @@ final class PacketDecoder {
 /// Decodes H.264 or HEVC with libavcodec; one instance per codec configuration.
 public final class VideoDecoder {
     public let configuration: VideoCodecConfiguration
+    public let options: DecoderOptions
     private let decoder: PacketDecoder
 
     public init(configuration: VideoCodecConfiguration, options: DecoderOptions = DecoderOptions())
@@ -156,6 +157,7 @@ public final class VideoDecoder {
                 "a \(configuration.width)x\(configuration.height) picture exceeds the \(options.maximumPixels)-pixel limit")
         }
         self.configuration = configuration
+        self.options = options
         let session = try CodecSession(
             codecID: codecID, name: configuration.codec.rawValue, extradata: configuration.extradata,
             threadCount: options.threadCount, maximumPixels: options.maximumPixels)
@@ -201,6 +203,7 @@ public final class VideoDecoder {
 /// Decodes AAC or MP3 with libavcodec; one instance per codec configuration.
 public final class AudioDecoder {
     public let configuration: AudioCodecConfiguration
+    public let options: DecoderOptions
     private let decoder: PacketDecoder
 
     public init(configuration: AudioCodecConfiguration, options: DecoderOptions = DecoderOptions())
@@ -208,6 +211,7 @@ public final class AudioDecoder {
     {
         let codecID = configuration.codec == .aac ? AV_CODEC_ID_AAC : AV_CODEC_ID_MP3
         self.configuration = configuration
+        self.options = options
         let session = try CodecSession(
             codecID: codecID, name: configuration.codec.rawValue, extradata: configuration.extradata,
             threadCount: options.threadCount, maximumPixels: options.maximumPixels)
