@@ -238,6 +238,12 @@ final class PlayOut {
             keepNewestGroup()
             return nil
         }
+        // Switched to with the poster ready: it goes to the sink before this turn decodes anything.
+        if pendingSwitch != nil, presenter.framesShown == 0, let position = engine.position,
+            let poster = presenter.showFirstPicture(at: position)
+        {
+            shown(poster)
+        }
         let master = presenter.audioClock(rate: engine.rate)
         for action in engine.advance(to: now, following: master) {
             switch action {

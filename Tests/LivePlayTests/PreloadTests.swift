@@ -69,6 +69,45 @@ import Testing
         #expect(Set(pts).count == pts.count, "no picture twice (the poster is not shown again when decoded)")
     }
 
+    /// The same through nginx-rtmp with ffmpeg publishing (no GOP cache: B is ready at its next keyframe).
+    @Test func rtmpStreamsFromNginxPreloadAndSwitchAsHTTPOnesDo() async throws {
+        if let reason = NginxRTMPServer.unavailableReason {
+            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("nginx-rtmp is required under CI: \(reason)") }
+            return
+        }
+        let server = try NginxRTMPServer()
+        let (urlA, urlB) = (server.url(stream: "a"), server.url(stream: "b"))
+        let publishers = [
+            try FFmpegPublisher(file: try Fixture.longH264AAC.path(), url: urlA),
+            try FFmpegPublisher(file: try Fixture.videoOnly.path(), url: urlB),
+        ]
+        defer {
+            for publisher in publishers { publisher.stop() }
+            server.stop()
+        }
+        let pool = PreloadPool(configuration: RTMPSessionTests.configuration)
+        pool.preload(urlB)
+        let sink = RecordingSink()
+        let listener = LivePlayerTests.Listener()
+        let player = LivePlayer(configuration: RTMPSessionTests.configuration, videoSink: sink)
+        player.listener = listener
+        try player.startPlay(urlA)
+        #expect(await listener.wait(for: .playBegin, timeout: .seconds(15)))
+        #expect(await Self.waitUntil(.seconds(15)) { Self.state(pool, urlB) == .ready }, "\(pool.statuses)")
+        let before = sink.pictures.count
+        let called = ContinuousClock.now
+        try player.switch(to: urlB, from: pool)
+        #expect(await listener.wait(for: .switched))
+        try await Task.sleep(for: .milliseconds(1500))
+        await player.stopPlay()
+        await pool.removeAll()
+        let after = sink.pictures.dropFirst(before).drop { $0.width == 320 }
+        let first = try #require(after.first, "B's pictures reached the sink")
+        print("preloaded switch over RTMP: first picture \((first.at - called).milliseconds) ms after the call")
+        #expect(first.at - called < .milliseconds(100))
+        #expect(after.allSatisfy { $0.width == 318 } && after.count >= 30)
+    }
+
     @Test func aColdSwitchStartsTheStreamAndSaysSo() async throws {
         let (serverA, urlA) = try await Self.server(.longH264AAC)
         let (serverB, urlB) = try await Self.server(.videoOnly)
