@@ -37,8 +37,11 @@ SCALE_SECONDS = float(env.get("SCALE_SECONDS", 8 if QUICK else 15))
 PROBE_STEPS = [int(n) for n in env.get("PROBE_STEPS", "50 200" if QUICK else "50 100 200 400").split()]
 DECODE_STEPS = [int(n) for n in env.get("DECODE_STEPS", "2 8" if QUICK else "2 4 8 16").split()]
 PLOT_SECONDS = float(env.get("PLOT_SECONDS", 14 if QUICK else 20))
-SECTIONS = env.get("SECTIONS", "firstframe cpu rss scale plot window").split()
+SECTIONS = env.get("SECTIONS", "firstframe cpu rss scale plot window zap sessions").split()
 WINDOW_SECONDS = float(env.get("WINDOW_SECONDS", 12 if QUICK else 30))
+ZAP_SWITCHES = int(env.get("ZAP_SWITCHES", 20 if QUICK else 50))
+SESSIONS = int(env.get("SESSIONS", 60 if QUICK else 200))
+MEDIA = env.get("MEDIA_DIR", "")
 
 samples = {}  # key -> list of numbers (the raw data in results.json)
 notes = []  # what went wrong, printed under the tables
@@ -83,11 +86,13 @@ def run_to_exit(command, timeout, stdout_path=os.devnull):
             time.sleep(0.0005)
 
 
-def run_until_line(command, pattern, timeout):
-    """Seconds from spawn until a stdout line matches pattern (then the process is killed), or None."""
+def run_until_line(command, pattern, timeout, stderr=False, environment=None):
+    """Seconds from spawn until a line of stdout (or stderr) matches pattern (then the process is killed), or None."""
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                               start_new_session=True)
+    pipe = subprocess.PIPE
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL if stderr else pipe,
+                               stderr=pipe if stderr else subprocess.DEVNULL, start_new_session=True, env=environment)
+    output = process.stderr if stderr else process.stdout
     found = None
     buffer = b""
     try:
@@ -95,10 +100,10 @@ def run_until_line(command, pattern, timeout):
             left = start + timeout - time.perf_counter()
             if left <= 0:
                 break
-            ready, _, _ = select.select([process.stdout], [], [], left)
+            ready, _, _ = select.select([output], [], [], left)
             if not ready:
                 break
-            chunk = os.read(process.stdout.fileno(), 65536)
+            chunk = os.read(output.fileno(), 65536)
             if not chunk:
                 break
             buffer += chunk
@@ -267,6 +272,123 @@ def measure_cpu():
                 cpu = usage.ru_utime + usage.ru_stime
                 add(f"cpu/{stream}/{name}", cpu / seconds)
                 add(f"rss/{stream}/{name}-kB", usage.ru_maxrss)
+
+
+# --- 3a: channel zapping and sessions one after another --------------------------------------------------
+
+def start_labs(path, count):
+    """`liveplay-lab serve PATH --port 0`, count times: (processes, URLs)."""
+    processes, urls = [], []
+    for _ in range(count):
+        process = subprocess.Popen([f"{BIN}/liveplay-lab", "serve", path, "--port", "0"], stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+        line = process.stdout.readline().decode()
+        match = re.match(r"listening (http:\S+)", line)
+        if not match:
+            raise RuntimeError(f"lab server did not start: {line!r}")
+        processes.append(process)
+        urls.append(match.group(1))
+    return processes, urls
+
+
+def mpv_zap(urls, switches):
+    """mpv (low-latency profile) on a playlist of the URLs, `playlist-next` over its JSON IPC once a second: seconds
+    from the command to its `playback-restart` event (the new stream's first frame)."""
+    import socket
+    path = f"{WORK}/mpv-zap.sock"
+    if os.path.exists(path):
+        os.unlink(path)
+    process = subprocess.Popen(["mpv", "--no-config", "--profile=low-latency", "--vo=null", "--ao=null", "--idle=yes",
+                                "--loop-playlist=inf", f"--input-ipc-server={path}"] + urls,
+                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+    times = []
+    try:
+        for _ in range(100):
+            if os.path.exists(path):
+                break
+            time.sleep(0.05)
+        client = socket.socket(socket.AF_UNIX)
+        client.connect(path)
+        client.settimeout(10)
+        pending = b""
+
+        def wait_for(event):
+            nonlocal pending
+            deadline = time.perf_counter() + 10
+            while time.perf_counter() < deadline:
+                while b"\n" in pending:
+                    line, pending = pending.split(b"\n", 1)
+                    try:
+                        if json.loads(line).get("event") == event:
+                            return True
+                    except ValueError:
+                        pass
+                pending += client.recv(65536)
+            return False
+
+        wait_for("playback-restart")
+        for _ in range(switches):
+            time.sleep(1)
+            start = time.perf_counter()
+            client.sendall(b'{"command": ["playlist-next", "force"]}\n')
+            times.append(time.perf_counter() - start if wait_for("playback-restart") else None)
+        client.close()
+    finally:
+        kill_group(process)
+        process.wait()
+    return times
+
+
+def measure_zap():
+    """Channel zapping among 5 live streams of the lab (720p30, GOP cache): liveplay in process, preloaded and cold
+    (`liveplay-bench zap`: each switch's `switch_ms` from LIVEPLAY_EVT_SWITCHED, the call to the picture at the
+    sink), against the peers switching as they can: mpv's `playlist-next` (low-latency profile) and ffplay
+    started afresh on the next stream (to its first `showinfo` frame line)."""
+    processes, urls = start_labs(f"{MEDIA}/720p30.flv", 5)
+    try:
+        for preload in (True, False):
+            name = "liveplay-preloaded" if preload else "liveplay-cold"
+            log(f"zap: {name}, {ZAP_SWITCHES} switches")
+            output = subprocess.run([BENCH, "zap"] + urls + ["--switches", str(ZAP_SWITCHES)]
+                                    + ([] if preload else ["--no-preload"]), capture_output=True,
+                                    timeout=ZAP_SWITCHES * 12 + 60)
+            result = json.loads(output.stdout.decode().strip().splitlines()[-1])
+            for value in result["switchMilliseconds"]:
+                add(f"zap/{name}", value / 1000)
+            if result["failed"]:
+                notes.append(f"zap {name}: {result['failed']} switches showed no picture in 10 s")
+        log(f"zap: mpv, {ZAP_SWITCHES} switches")
+        for value in mpv_zap(urls, ZAP_SWITCHES):
+            add("zap/mpv", value)
+        log(f"zap: ffplay, {ZAP_SWITCHES} starts")
+        quiet = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
+        for index in range(ZAP_SWITCHES):
+            command = ["ffplay", "-hide_banner", "-loglevel", "info", "-fflags", "nobuffer", "-flags", "low_delay",
+                       "-vf", "showinfo", urls[(index + 1) % len(urls)]]
+            add("zap/ffplay", run_until_line(command, rb"n: *0 pts", 10, stderr=True, environment=quiet))
+    finally:
+        for process in processes:
+            kill_group(process)
+            process.wait()
+
+
+def measure_sessions():
+    """`liveplay-bench sessions`: SESSIONS playbacks one after another in one process, peak RSS after the 10th and
+    after the last, and the same with MALLOC_ARENA_MAX=1 (one glibc arena: the plateau a process can reach)."""
+    for arenas in (None, "1"):
+        name = "sessions" if arenas is None else "sessions-arena1"
+        log(f"{name}: {SESSIONS} playbacks")
+        environment = dict(os.environ)
+        if arenas:
+            environment["MALLOC_ARENA_MAX"] = arenas
+        output = subprocess.run([BENCH, "sessions", LAB, "--count", str(SESSIONS)], capture_output=True,
+                                timeout=SESSIONS * 15 + 60, env=environment)
+        result = json.loads(output.stdout.decode().strip().splitlines()[-1])
+        add(f"{name}/checkpoint-kB", result["peakRSSAtCheckpointKilobytes"])
+        add(f"{name}/end-kB", result["peakRSSKilobytes"])
+        add(f"{name}/growth", result["growth"])
+        add(f"{name}/failed", result["failedSessions"])
 
 
 # --- 3b: a window with sound -------------------------------------------------------------------------------
@@ -749,6 +871,37 @@ def report(scale, series):
             ratio = f"{median / reference:.2f}" if median and reference else "—"
             out(f"| {name} | {text} | {memory} | {ratio} |")
         out("")
+    if any(k.startswith("zap/") for k in samples):
+        out(f"### Channel zapping among 5 live 720p30 streams of the lab (GOP cache), {ZAP_SWITCHES} switches each, "
+            "from the switch to the new stream's first picture, ms — lower is better")
+        out("")
+        out("| player | how it switches | median | p95 | max | target |")
+        out("|---|---|---|---|---|---|")
+        rows = [("liveplay-preloaded", "`switch(to:from:)` from a `PreloadPool` (the next and the previous ready), "
+                 "in process", 33), ("liveplay-cold", "`switch(to:)` without a pool: connect, first keyframe, decode, "
+                 "in process", 25), ("mpv", "`playlist-next` over JSON IPC, `--profile=low-latency`, to "
+                 "`playback-restart`", None), ("ffplay", "started afresh on the next stream, to its first `showinfo` "
+                 "frame", None)]
+        for name, how, target in rows:
+            values = sorted(v * 1000 for v in samples.get(f"zap/{name}", []))
+            if not values:
+                out(f"| {name} | {how} | — | — | — | — |")
+                continue
+            p95 = values[min(len(values) - 1, int(len(values) * 0.95 + 0.999) - 1)]
+            met = "" if target is None else f"≤ {target} p95: {verdict(p95 <= target)}"
+            out(f"| {name} | {how} | {statistics.median(values):.1f} | {p95:.1f} | {values[-1]:.1f} | {met} |")
+        out("")
+    if any(k.startswith("sessions/") for k in samples):
+        out(f"### {SESSIONS} playbacks one after another in one process (`liveplay-bench sessions`, 720p30), peak RSS")
+        out("")
+        out("| glibc arenas | after 10, MiB | after all, MiB | growth | target |")
+        out("|---|---|---|---|---|")
+        for name, label in (("sessions", "default (8 per core)"), ("sessions-arena1", "`MALLOC_ARENA_MAX=1`")):
+            first, _ = cell(f"{name}/checkpoint-kB", 1 / 1024, 1)
+            last, _ = cell(f"{name}/end-kB", 1 / 1024, 1)
+            growth, median = cell(f"{name}/growth", 1.0, 3)
+            out(f"| {label} | {first} | {last} | {growth} | ≤ 1.10: {verdict(median is not None and median <= 1.10)} |")
+        out("")
     if series:
         out("### Latency through a 3 s stall (at 5–8 s of the connection), end to end, s — lower is better")
         out("")
@@ -811,6 +964,10 @@ def main():
         scale = measure_scale()
     if "window" in SECTIONS:
         measure_window()
+    if "zap" in SECTIONS:
+        measure_zap()
+    if "sessions" in SECTIONS:
+        measure_sessions()
     if "plot" in SECTIONS:
         try:
             series = measure_plot()

@@ -11,6 +11,6 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "liveplay-bench",
         abstract: "Benchmarks liveplay's demuxer and decoders; prints one JSON line per run.",
-        subcommands: [DemuxCommand.self, DecodeCommand.self, PlayersCommand.self, SessionsCommand.self]
+        subcommands: [DemuxCommand.self, DecodeCommand.self, PlayersCommand.self, SessionsCommand.self, ZapCommand.self]
     )
 }
