@@ -309,8 +309,11 @@ public final class LivePlayer: @unchecked Sendable {
         let requestedAt = ContinuousClock.now
         try Self.check(url)
         let preloaded = pool?.take(url)
-        // Nothing of the old stream reaches the sinks after this.
-        lock.withLock { gate }?.close()
+        // Nothing of the old stream reaches the sinks after this, and what a sound device still holds of it fades
+        // out rather than playing on under the new stream's first picture.
+        let (gate, audioSink) = lock.withLock { (self.gate, self.audioSink) }
+        gate?.close()
+        audioSink?.fadeOutUnplayed()
         play(url, preloaded: preloaded, switchedAt: requestedAt, rendition: false)
     }
 

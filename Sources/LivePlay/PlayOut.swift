@@ -173,8 +173,9 @@ final class PlayOut {
         if wasStandby, standby == nil { droppedWhilePreloading = engine.buffer.droppedVideoFrames }
         if let request = control.takeSwitch() {
             pendingSwitch = request
-            // The sound before it was another stream's: this one fades in rather than cutting in.
-            presenter.fadesIn()
+            // The sound before it was another stream's: this one fades in rather than cutting in. A rendition
+            // goes on where the other left off, the same sound: no fade.
+            if !request.rendition { presenter.fadesIn() }
         }
         switch control.takePauseRequest() {
         case true? where !engine.isPaused:

@@ -73,4 +73,6 @@ private final class GatedAudio: AudioSink {
     }
 
     var unplayedDuration: Duration? { gate.anyAudio?.unplayedDuration }
+
+    func fadeOutUnplayed() { gate.anyAudio?.fadeOutUnplayed() }
 }

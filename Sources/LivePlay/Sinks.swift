@@ -19,6 +19,14 @@ public protocol AudioSink: AnyObject {
     /// what is heard) and keeps the sink fed a little ahead. `nil`: the sink does not play in real time
     /// (a file, a pipe), so the player's monotonic clock is the master and audio is handed over on time.
     var unplayedDuration: Duration? { get }
+
+    /// The sound stops here (the player switched to another stream): a sink still holding sound not yet heard
+    /// lets it go, fading out over a few milliseconds so the cut does not click. Nothing by default.
+    func fadeOutUnplayed()
+}
+
+extension AudioSink {
+    public func fadeOutUnplayed() {}
 }
 
 /// When and how a frame was presented.

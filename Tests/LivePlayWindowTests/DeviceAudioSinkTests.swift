@@ -38,4 +38,32 @@ import Testing
         #expect(floats.count >= samples.count, "the whole second reached the device")
         #expect(Array(floats.prefix(samples.count)) == samples, "as given, sample for sample")
     }
+
+    /// A switch lets go of what the device still holds: it fades out within 10 ms after the device's own buffer,
+    /// with no sample-to-sample step above the tone's own (a cut would step by up to its peak).
+    @Test func fadingOutLetsTheQueuedSoundGoWithoutAClick() async throws {
+        let path = NSTemporaryDirectory() + "liveplay-disk-fade-\(UUID().uuidString).raw"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        setenv("SDL_AUDIODRIVER", "disk", 1)
+        setenv("SDL_DISKAUDIOFILE", path, 1)
+        let sink = try DeviceAudioSink()
+        let samples = (0..<44_100).map { Float(sin(2 * Double.pi * 1000 * Double($0) / 44_100) * 0.5) }
+        for block in 0..<10 {
+            sink.play(
+                AudioSamples(
+                    pts: MediaTimestamp(milliseconds: Int64(block * 100)), sampleRate: 44_100, channels: 1,
+                    samples: Array(samples[block * 4410..<(block + 1) * 4410]), rate: 1))
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        sink.fadeOutUnplayed()
+        #expect((sink.unplayedDuration ?? .zero) < .milliseconds(60), "only the fade and the device's buffer are left")
+        try await Task.sleep(for: .milliseconds(400))
+        sink.close()
+        let heard = try Data(contentsOf: URL(fileURLWithPath: path)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let lastSound = try #require(heard.lastIndex { abs($0) > 1e-4 })
+        print("fade-out: sound ends at \(Double(lastSound) / 44.1) ms of the 1000 queued")
+        #expect(lastSound < 44_100 / 2, "the rest of the second is not played")
+        let step = zip(heard, heard.dropFirst()).map { abs($1 - $0) }.max() ?? 0
+        #expect(step < Float(2 * Double.pi * 1000 / 44_100 * 0.5 * 1.2), "no click: the largest step is \(step)")
+    }
 }
