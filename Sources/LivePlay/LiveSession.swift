@@ -227,7 +227,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             reporter.reached(\.firstByte)
             streaming = true
             let takenAt = elapsed
-            elements.forEach(take)
+            for element in elements { take(element, arrivedAt: takenAt) }
             if let arrivalTap {
                 arrivalTap.arrived(
                     ArrivalRead(
@@ -267,16 +267,18 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         playOut.videoAnnounced = intake.expectsVideo
     }
 
-    /// One FLV element through the intake stage, and on to play-out.
-    private func take(_ element: FLVElement) {
-        for step in intake.take(element, onDemand: playOut.onDemand, at: elapsed) {
+    /// One FLV element through the intake stage, and on to play-out. Every packet of a read arrived when the read
+    /// did (`arrivedAt`), not when the loop got to it: what the engine measures of the network is then the network,
+    /// and exactly what an arrival trace records (so a replay sees what the session saw).
+    private func take(_ element: FLVElement, arrivedAt: Duration) {
+        for step in intake.take(element, onDemand: playOut.onDemand, at: arrivedAt) {
             switch step {
             case .report(let report): reporter.report(report)
             case .mediaArrived: mediaLostAt = nil
             case .play(let packet) where arrivalTap != nil:
                 readPackets.append(ArrivalRead.Packet(packet))
-                playOut.take(step)
-            default: playOut.take(step)
+                playOut.take(step, arrivedAt: arrivedAt)
+            default: playOut.take(step, arrivedAt: arrivedAt)
             }
         }
         playOut.videoAnnounced = intake.expectsVideo

@@ -102,7 +102,9 @@ final class PlayOut {
     }
 
     /// What the intake stage passed on: packets, configurations, what the stream announced.
-    func take(_ step: MediaIntake.Step) {
+    ///
+    /// - Parameter arrivedAt: when the packet arrived (its read); now when not given.
+    func take(_ step: MediaIntake.Step, arrivedAt: Duration? = nil) {
         switch step {
         case .arrived(let packet):
             // The decoders follow configuration changes by the packets' order of arrival.
@@ -113,7 +115,7 @@ final class PlayOut {
             reporter.reached(\.firstKeyframe)
             reporter.report(Reports.firstKeyframe(packet))
         case .play(let packet):
-            play(packet, at: reporter.time.elapsed)
+            play(packet, at: arrivedAt ?? reporter.time.elapsed)
         case .videoConfiguration(let video):
             engine.expectsVideo = true
             if decodes { take(decoding.received(video)) }
