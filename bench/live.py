@@ -356,6 +356,8 @@ def measure_zap():
             result = json.loads(output.stdout.decode().strip().splitlines()[-1])
             for value in result["switchMilliseconds"]:
                 add(f"zap/{name}", value / 1000)
+            for value in result.get("preloadBytesPerSecond", []):
+                add("zap/preload-bytes-per-second", value)
             if result["failed"]:
                 notes.append(f"zap {name}: {result['failed']} switches showed no picture in 10 s")
         log(f"zap: mpv, {ZAP_SWITCHES} switches")
@@ -890,6 +892,10 @@ def report(scale, series):
             p95 = values[min(len(values) - 1, int(len(values) * 0.95 + 0.999) - 1)]
             met = "" if target is None else f"≤ {target} p95: {verdict(p95 <= target)}"
             out(f"| {name} | {how} | {statistics.median(values):.1f} | {p95:.1f} | {values[-1]:.1f} | {met} |")
+        out("")
+        cost, _ = cell("zap/preload-bytes-per-second", 1 / 1000, 1)
+        out(f"A stream waiting in the pool (`newestGroup`, which reads all of it) received {cost} kB/s after its first "
+            "GOP (median, range); the 720p30 stream is 2 Mbit/s, 250 kB/s.")
         out("")
     if any(k.startswith("sessions/") for k in samples):
         out(f"### {SESSIONS} playbacks one after another in one process (`liveplay-bench sessions`, 720p30), peak RSS")

@@ -24,6 +24,8 @@ struct ZapCommand: AsyncParsableCommand {
         var fromPool: Int
         /// Switches with no picture within 10 s.
         var failed: Int
+        /// What each stream switched to received while it waited in the pool, bytes per second after its first GOP.
+        var preloadBytesPerSecond: [Double]
     }
 
     @Argument(help: "The live URLs to switch along.")
@@ -70,9 +72,13 @@ struct ZapCommand: AsyncParsableCommand {
         await pool?.keep(only: neighbours(of: 0))
         var index = 0
         var failed = 0
+        var costs: [Double] = []
         for number in 1...switches {
             try await Task.sleep(for: .seconds(every))
             index = (index + 1) % urls.count
+            if let waited = pool?.statuses.first(where: { $0.url == urls[index] }), waited.secondsSinceReady > 0 {
+                costs.append(Double(waited.bytesSinceReady) / Double(waited.secondsSinceReady))
+            }
             try player.switch(to: urls[index], from: pool)
             let deadline = ContinuousClock.now + .seconds(10)
             while listener.count < number - failed, ContinuousClock.now < deadline {
@@ -96,6 +102,7 @@ struct ZapCommand: AsyncParsableCommand {
             Result(
                 preloaded: preload, streams: urls.count, switches: switches, switchMilliseconds: times,
                 medianMilliseconds: percentile(0.5), p95Milliseconds: percentile(0.95),
-                fromPool: events.filter { $0.parameters["preloaded"] == .bool(true) }.count, failed: failed))
+                fromPool: events.filter { $0.parameters["preloaded"] == .bool(true) }.count, failed: failed,
+                preloadBytesPerSecond: costs))
     }
 }
