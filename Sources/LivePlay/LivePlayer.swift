@@ -42,6 +42,8 @@ public enum PlayerUpdate: Sendable {
 /// streams what the listener gets. `startPlay` is `run` on a task the player owns: the one task it keeps,
 /// ended by `stopPlay`.
 ///
+/// Switching streams (``switch(to:from:)``, ``switchStream(to:)``) is in LivePlayerSwitching.swift.
+///
 /// `@unchecked Sendable`: every mutable field is read and written under `lock`.
 public final class LivePlayer: @unchecked Sendable {
     /// The URL types of TXLivePlayer's `startPlay(url, type)` that liveplay plays.
@@ -56,15 +58,15 @@ public final class LivePlayer: @unchecked Sendable {
         case localVideo
     }
 
-    private let lock = NSLock()
-    private var storedConfiguration: LivePlayConfiguration
+    let lock = NSLock()
+    var storedConfiguration: LivePlayConfiguration
     private var storedListener: (any LivePlayListener)?
-    private var playing: Task<PlaybackOutcome, Never>?
-    private var control: PlaybackControl?
+    var playing: Task<PlaybackOutcome, Never>?
+    var control: PlaybackControl?
     private var streams: [UUID: AsyncStream<PlayerUpdate>.Continuation] = [:]
-    private let logger: Logger
+    let logger: Logger
     private var videoSink: (any VideoSink)?
-    private var audioSink: (any AudioSink)?
+    var audioSink: (any AudioSink)?
     private let arrivalTap: (any ArrivalTap)?
     /// What a front end set while playing or before, kept for the next playback too.
     private var volume = 100
@@ -74,9 +76,9 @@ public final class LivePlayer: @unchecked Sendable {
     private var rotation = RenderRotation.rotation0
     private var lastPicture: VideoFrame?
     /// The running playback's way to the sinks, closed the moment the player switches to another stream.
-    private var gate: SinkGate?
+    var gate: SinkGate?
     /// A `switchStream` waiting for its rendition.
-    private var switching: Task<Void, Never>?
+    var switching: Task<Void, Never>?
 
     /// - Parameters:
     ///   - videoSink, audioSink: where decoded pictures and sound go (none: monitoring only). They are called
@@ -284,7 +286,7 @@ public final class LivePlayer: @unchecked Sendable {
     }
 
     /// One playback of `url`, to its end.
-    private func playback(url: String, switchedAt: ContinuousClock.Instant?) async -> PlaybackOutcome {
+    func playback(url: String, switchedAt: ContinuousClock.Instant?) async -> PlaybackOutcome {
         let control = PlaybackControl()
         let (configuration, gate) = lock.withLock { (storedConfiguration, attach(control)) }
         if let switchedAt { control.switchedTo(at: switchedAt, preloaded: false) }
@@ -299,144 +301,9 @@ public final class LivePlayer: @unchecked Sendable {
         return outcome
     }
 
-    /// Switches to `url` (TUIPlayerShortVideo's swipe): the playback running stops showing at once, and when `pool`
-    /// has `url` preloaded its poster reaches the sink on its session's next turn (within a tick) and playback
-    /// goes on from there; otherwise `url` starts cold. The first picture is reported as `LIVEPLAY_EVT_SWITCHED`
-    /// (9012) with the time since this call. The stream taken leaves the pool.
-    ///
-    /// - Throws: ``LivePlayError`` for a URL that cannot be played.
-    public func `switch`(to url: String, from pool: PreloadPool? = nil) throws(LivePlayError) {
-        let requestedAt = ContinuousClock.now
-        try Self.check(url)
-        let preloaded = pool?.take(url)
-        // Nothing of the old stream reaches the sinks after this, and what a sound device still holds of it fades
-        // out rather than playing on under the new stream's first picture.
-        let (gate, audioSink) = lock.withLock { (self.gate, self.audioSink) }
-        gate?.close()
-        audioSink?.fadeOutUnplayed()
-        play(url, preloaded: preloaded, switchedAt: requestedAt, rendition: false)
-    }
-
-    /// Stops the playback running and plays `preloaded` (or `url` cold) in its place.
-    private func play(
-        _ url: String, preloaded: PreloadPool.Entry?, switchedAt: ContinuousClock.Instant, rendition: Bool
-    ) {
-        let previous = lock.withLock { playing }
-        previous?.cancel()
-        let task = Task { [self] in
-            guard let preloaded else {
-                _ = await previous?.value
-                return await playback(url: url, switchedAt: switchedAt)
-            }
-            return await adopt(preloaded, switchedAt: switchedAt, rendition: rendition)
-        }
-        lock.withLock { playing = task }
-    }
-
-    private static func check(_ url: String) throws(LivePlayError) {
-        do {
-            _ = try StreamURL.kind(of: url)
-        } catch {
-            throw LivePlayError(.unsupportedURL, error.message)
-        }
-    }
-
-    /// How long ``switchStream(to:)`` waits for the other rendition to connect and show a keyframe it shares with
-    /// the stream playing, before it gives up (`PLAY_ERR_STREAM_SWITCH_FAIL`).
-    public static let streamSwitchWait = Duration.seconds(5)
-    /// How far apart two renditions' live edges may be and still count as stamped alike (TXLivePlayer's
-    /// `switchStream` requires PTS-aligned streams): their newest media is at most this far apart.
-    public static let alignmentTolerance = Duration.seconds(1)
-
-    /// TXLivePlayer's `switchStream`: moves playback to another rendition of the same content (another bitrate,
-    /// another CDN), whose timestamps are the same as the one playing (PTS-aligned), without a gap or a repeated
-    /// picture. The other rendition is preloaded alongside; the switch happens at its first keyframe that the
-    /// playback has not reached yet: the stream playing is shown up to that instant, the other from its keyframe
-    /// there. Success is `PLAY_EVT_STREAM_SWITCH_SUCC` (2015) with `switch_ms` and the keyframe's `pts_ms`. A
-    /// rendition that cannot be reached, or whose timestamps are not within ``alignmentTolerance`` of the one
-    /// playing, or that shows no keyframe ahead of the playback within ``streamSwitchWait``, is
-    /// `PLAY_ERR_STREAM_SWITCH_FAIL` (−2307) with the `reason`; the stream playing goes on.
-    public func switchStream(to url: String) throws(LivePlayError) {
-        try Self.check(url)
-        let requestedAt = ContinuousClock.now
-        let task = Task { [self] in await switchRendition(to: url, requestedAt: requestedAt) }
-        lock.withLock {
-            switching?.cancel()
-            switching = task
-        }
-    }
-
-    private func switchRendition(to url: String, requestedAt: ContinuousClock.Instant) async {
-        guard let (playing, gate) = lock.withLock({ control.flatMap { control in gate.map { (control, $0) } } }) else {
-            return failSwitch("nothing is playing", requestedAt: requestedAt)
-        }
-        let (configuration, logger) = lock.withLock { (storedConfiguration, self.logger) }
-        // The rendition preloads in a pool of its own, which the cut below keeps until the playback reaches it (a
-        // playback that stops first lets go of the cut, and of the pool with its stream).
-        let pool = PreloadPool(configuration: configuration, logger: logger)
-        pool.preload(url)
-        var reason = "\(Redaction.url(url)) did not connect"
-        while !Task.isCancelled, ContinuousClock.now < requestedAt + Self.streamSwitchWait {
-            try? await Task.sleep(for: .milliseconds(5))
-            guard let candidate = pool.entry(url), candidate.isReady, let edge = candidate.control.liveEdge,
-                let playingEdge = playing.liveEdge, let shown = playing.lastPicture?.pts
-            else { continue }
-            let apart = Duration.milliseconds(abs(edge.milliseconds - playingEdge.milliseconds))
-            guard apart <= Self.alignmentTolerance else {
-                reason = "the timestamps do not align: its newest media is \(apart.milliseconds) ms from this stream's"
-                continue
-            }
-            reason = "no keyframe ahead of the playback"
-            let (keyframes, poster) = candidate.control.standbyKeyframes
-            // Far enough ahead that the playback does not pass it before the cut is set.
-            guard let start = keyframes.first(where: { $0 > shown + .milliseconds(100) }) else { continue }
-            candidate.control.standbyStart = start
-            guard poster == start else { continue }
-            gate.cut(at: start) { [self] in
-                guard let taken = pool.take(url) else { return }
-                play(url, preloaded: taken, switchedAt: requestedAt, rendition: true)
-            }
-            return
-        }
-        await pool.removeAll()
-        if !Task.isCancelled { failSwitch(reason, requestedAt: requestedAt) }
-    }
-
-    /// `PLAY_ERR_STREAM_SWITCH_FAIL` to the listener: the stream playing goes on.
-    private func failSwitch(_ reason: String, requestedAt: ContinuousClock.Instant) {
-        let waited = (ContinuousClock.now - requestedAt).milliseconds
-        deliver(
-            .event(
-                PlayEvent(
-                    .streamSwitchFailed, "switchStream failed: \(reason)", elapsedMilliseconds: waited,
-                    parameters: ["reason": .string(reason), "waited_ms": .int(waited)])))
-    }
-
-    /// Plays a preloaded stream's running session as this player's: its updates to this player's listener, this
-    /// player's sinks and settings on it, then preloading ends.
-    private func adopt(
-        _ preloaded: PreloadPool.Entry, switchedAt: ContinuousClock.Instant, rendition: Bool
-    ) async -> PlaybackOutcome {
-        let control = preloaded.control
-        let gate = lock.withLock { attach(control) }
-        control.setVideoSink(gate.video)
-        control.setAudioSink(gate.audio)
-        let delivery = UpdateDelivery { [weak self] update in self?.deliver(update) }
-        preloaded.route.redirect(to: { delivery.post($0) })
-        control.switchedTo(at: switchedAt, preloaded: preloaded.isReady, rendition: rendition)
-        let outcome = await withTaskCancellationHandler {
-            await preloaded.task?.value ?? .stopped
-        } onCancel: {
-            preloaded.task?.cancel()
-        }
-        delivery.finish()
-        detach(control)
-        return outcome
-    }
-
     /// Makes `control` the running playback's, with this player's settings; under `lock`. Returns the gate to the
     /// sinks it plays to.
-    private func attach(_ control: PlaybackControl) -> SinkGate {
+    func attach(_ control: PlaybackControl) -> SinkGate {
         self.control = control
         control.setVolume(volume)
         control.setMute(muted)
@@ -448,7 +315,7 @@ public final class LivePlayer: @unchecked Sendable {
         return gate
     }
 
-    private func detach(_ control: PlaybackControl) {
+    func detach(_ control: PlaybackControl) {
         lock.withLock {
             if self.control === control {
                 self.control = nil
@@ -457,7 +324,7 @@ public final class LivePlayer: @unchecked Sendable {
         }
     }
 
-    private func deliver(_ update: PlayerUpdate) {
+    func deliver(_ update: PlayerUpdate) {
         let (listener, streams) = lock.withLock { (storedListener, Array(self.streams.values)) }
         for stream in streams { stream.yield(update) }
         switch update {
@@ -470,82 +337,5 @@ public final class LivePlayer: @unchecked Sendable {
         playing?.cancel()
         switching?.cancel()
         for stream in streams.values { stream.finish() }
-    }
-}
-
-/// Hands updates from the play loop to the listener through a bounded queue, so the loop never waits for
-/// a listener. Deliveries run one at a time on a serial dispatch queue (no thread of its own: hundreds of
-/// players share the system's pool). When the queue is full, net status is dropped first, then the oldest
-/// events, and the count is reported in a `LIVEPLAY_EVT_LISTENER_OVERFLOW` event once the listener catches up.
-///
-/// `@unchecked Sendable`: the queue and its counters are read and written under `lock`; callbacks run on one serial
-/// queue.
-final class UpdateDelivery: @unchecked Sendable {
-    static let capacity = 512
-
-    private let lock = NSLock()
-    private var queue: [PlayerUpdate] = []
-    private var dropped = 0
-    private var draining = false
-    private let finished = DispatchGroup()
-    private let dispatch = DispatchQueue(label: "liveplay.listener")
-    private let deliver: @Sendable (PlayerUpdate) -> Void
-
-    init(deliver: @escaping @Sendable (PlayerUpdate) -> Void) {
-        self.deliver = deliver
-    }
-
-    /// Never blocks.
-    func post(_ update: PlayerUpdate) {
-        let start: Bool = lock.withLock {
-            if queue.count >= Self.capacity {
-                let victim = queue.firstIndex { if case .netStatus = $0 { true } else { false } } ?? 0
-                queue.remove(at: victim)
-                dropped += 1
-            }
-            queue.append(update)
-            guard !draining else { return false }
-            draining = true
-            finished.enter()
-            return true
-        }
-        if start { dispatch.async { [self] in drain() } }
-    }
-
-    /// Returns when everything posted so far has been delivered.
-    func finish() {
-        finished.wait()
-    }
-
-    private func drain() {
-        while true {
-            let batch: [PlayerUpdate]? = lock.withLock {
-                guard !queue.isEmpty else {
-                    draining = false
-                    return nil
-                }
-                var batch = queue
-                queue.removeAll(keepingCapacity: true)
-                if dropped > 0 {
-                    let overflow = PlayEvent(
-                        .listenerOverflow, "the listener fell behind; \(dropped) updates were dropped",
-                        elapsedMilliseconds: batch.first.map(Self.elapsed) ?? 0,
-                        parameters: ["dropped_updates": .int(Int64(dropped))])
-                    batch.insert(.event(overflow), at: 0)
-                    dropped = 0
-                }
-                return batch
-            }
-            guard let batch else { break }
-            for update in batch { deliver(update) }
-        }
-        finished.leave()
-    }
-
-    private static func elapsed(_ update: PlayerUpdate) -> Int64 {
-        switch update {
-        case .event(let event): event.elapsedMilliseconds
-        case .netStatus(let status): status.elapsedMilliseconds
-        }
     }
 }

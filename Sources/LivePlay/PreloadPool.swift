@@ -231,19 +231,3 @@ public final class PreloadPool: @unchecked Sendable {
         }
     }
 }
-
-/// Where a session's updates go: a pool while it preloads, then a player's delivery once switched to.
-///
-/// `@unchecked Sendable`: the destination is read and written under `lock`.
-final class UpdateRoute: @unchecked Sendable {
-    private let lock = NSLock()
-    private var destination: @Sendable (PlayerUpdate) -> Void = { _ in }
-
-    func post(_ update: PlayerUpdate) {
-        lock.withLock { destination }(update)
-    }
-
-    func redirect(to destination: @escaping @Sendable (PlayerUpdate) -> Void) {
-        lock.withLock { self.destination = destination }
-    }
-}

@@ -17,6 +17,17 @@ import Testing
         return (server, "http://127.0.0.1:\(try await server.start())/live.flv")
     }
 
+    /// A player recording what it shows (and hears, with `sound`) and what it reports.
+    static func player(
+        _ configuration: LivePlayConfiguration = LabSessionTests.configuration(retries: 0), sound: Bool = false
+    ) -> (LivePlayer, RecordingSink, LivePlayerTests.Listener) {
+        let sink = RecordingSink()
+        let listener = LivePlayerTests.Listener()
+        let player = LivePlayer(configuration: configuration, videoSink: sink, audioSink: sound ? sink : nil)
+        player.listener = listener
+        return (player, sink, listener)
+    }
+
     static func waitUntil(_ timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while !condition(), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
@@ -33,10 +44,7 @@ import Testing
         let (serverB, urlB) = try await Self.server(.videoOnly, gopCache: gopCache)
         let pool = PreloadPool(configuration: LabSessionTests.configuration(retries: 3))
         pool.preload(urlB)
-        let sink = RecordingSink()
-        let listener = LivePlayerTests.Listener()
-        let player = LivePlayer(configuration: LabSessionTests.configuration(retries: 0), videoSink: sink, audioSink: sink)
-        player.listener = listener
+        let (player, sink, listener) = Self.player(sound: true)
         try player.startPlay(urlA)
         #expect(await listener.wait(for: .playBegin))
         // Without a GOP cache B is ready at its next keyframe (1 s GOP).
@@ -87,10 +95,7 @@ import Testing
         }
         let pool = PreloadPool(configuration: RTMPSessionTests.configuration)
         pool.preload(urlB)
-        let sink = RecordingSink()
-        let listener = LivePlayerTests.Listener()
-        let player = LivePlayer(configuration: RTMPSessionTests.configuration, videoSink: sink)
-        player.listener = listener
+        let (player, sink, listener) = Self.player(RTMPSessionTests.configuration)
         try player.startPlay(urlA)
         #expect(await listener.wait(for: .playBegin, timeout: .seconds(15)))
         #expect(await Self.waitUntil(.seconds(15)) { Self.state(pool, urlB) == .ready }, "\(pool.statuses)")
@@ -111,10 +116,7 @@ import Testing
     @Test func aColdSwitchStartsTheStreamAndSaysSo() async throws {
         let (serverA, urlA) = try await Self.server(.longH264AAC)
         let (serverB, urlB) = try await Self.server(.videoOnly)
-        let sink = RecordingSink()
-        let listener = LivePlayerTests.Listener()
-        let player = LivePlayer(configuration: LabSessionTests.configuration(retries: 0), videoSink: sink)
-        player.listener = listener
+        let (player, sink, listener) = Self.player()
         try player.startPlay(urlA)
         #expect(await listener.wait(for: .playBegin))
         try player.switch(to: urlB)
@@ -200,10 +202,7 @@ import Testing
         }
         #expect(await Self.waitUntil(.seconds(20)) { Self.state(pool, url) == .ready }, "ready again: \(changes.get())")
         print("preloaded stream that \(fault): \(changes.get().map(\.rawValue))")
-        let sink = RecordingSink()
-        let listener = LivePlayerTests.Listener()
-        let player = LivePlayer(configuration: LabSessionTests.configuration(retries: 0), videoSink: sink)
-        player.listener = listener
+        let (player, sink, listener) = Self.player()
         try player.switch(to: url, from: pool)
         #expect(await listener.wait(for: .playBegin))
         try await Task.sleep(for: .seconds(1))

@@ -23,10 +23,7 @@ import Testing
 
     @Test func alignedRenditionsSwitchAtASharedKeyframeWithNoGapAndNoRepeat() async throws {
         let (servers, high, low) = try await Self.servers(.renditionLow)
-        let sink = RecordingSink()
-        let listener = LivePlayerTests.Listener()
-        let player = LivePlayer(configuration: LabSessionTests.configuration(retries: 0), videoSink: sink, audioSink: sink)
-        player.listener = listener
+        let (player, sink, listener) = PreloadTests.player(sound: true)
         try player.startPlay(high)
         #expect(await listener.wait(for: .playBegin))
         try await Task.sleep(for: .milliseconds(1500))
@@ -60,10 +57,7 @@ import Testing
     ) async throws {
         let (servers, high, shifted) = try await Self.servers(.renditionShifted)
         let target = `case` == "unreachable" ? "http://127.0.0.1:\(try LoopbackPort.free())/live.flv" : shifted
-        let sink = RecordingSink()
-        let listener = LivePlayerTests.Listener()
-        let player = LivePlayer(configuration: LabSessionTests.configuration(retries: 0), videoSink: sink)
-        player.listener = listener
+        let (player, sink, listener) = PreloadTests.player()
         try player.startPlay(high)
         #expect(await listener.wait(for: .playBegin))
         try player.switchStream(to: target)

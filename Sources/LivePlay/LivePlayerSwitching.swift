@@ -1,0 +1,143 @@
+import Foundation
+import LivePlayCore
+
+/// A player moving from one stream to another: to a preloaded or a cold stream (``LivePlayer/switch(to:from:)``),
+/// or to another rendition of the same content at a keyframe both share (``LivePlayer/switchStream(to:)``).
+extension LivePlayer {
+    /// Switches to `url` (TUIPlayerShortVideo's swipe): the playback running stops showing at once, and when `pool`
+    /// has `url` preloaded its poster reaches the sink on its session's next turn (within a tick) and playback
+    /// goes on from there; otherwise `url` starts cold. The first picture is reported as `LIVEPLAY_EVT_SWITCHED`
+    /// (9012) with the time since this call. The stream taken leaves the pool.
+    ///
+    /// - Throws: ``LivePlayError`` for a URL that cannot be played.
+    public func `switch`(to url: String, from pool: PreloadPool? = nil) throws(LivePlayError) {
+        let requestedAt = ContinuousClock.now
+        try Self.check(url)
+        let preloaded = pool?.take(url)
+        // Nothing of the old stream reaches the sinks after this, and what a sound device still holds of it fades
+        // out rather than playing on under the new stream's first picture.
+        let (gate, audioSink) = lock.withLock { (self.gate, self.audioSink) }
+        gate?.close()
+        audioSink?.fadeOutUnplayed()
+        play(url, preloaded: preloaded, switchedAt: requestedAt, rendition: false)
+    }
+
+    /// Stops the playback running and plays `preloaded` (or `url` cold) in its place.
+    func play(
+        _ url: String, preloaded: PreloadPool.Entry?, switchedAt: ContinuousClock.Instant, rendition: Bool
+    ) {
+        // One lock for both, so two switches at once cannot each replace the same playback.
+        lock.withLock {
+            let previous = playing
+            previous?.cancel()
+            playing = Task { [self] in
+                guard let preloaded else {
+                    _ = await previous?.value
+                    return await playback(url: url, switchedAt: switchedAt)
+                }
+                return await adopt(preloaded, switchedAt: switchedAt, rendition: rendition)
+            }
+        }
+    }
+
+    static func check(_ url: String) throws(LivePlayError) {
+        do {
+            _ = try StreamURL.kind(of: url)
+        } catch {
+            throw LivePlayError(.unsupportedURL, error.message)
+        }
+    }
+
+    /// How long ``switchStream(to:)`` waits for the other rendition to connect and show a keyframe it shares with
+    /// the stream playing, before it gives up (`PLAY_ERR_STREAM_SWITCH_FAIL`).
+    public static let streamSwitchWait = Duration.seconds(5)
+    /// How far apart two renditions' live edges may be and still count as stamped alike (TXLivePlayer's
+    /// `switchStream` requires PTS-aligned streams): their newest media is at most this far apart.
+    public static let alignmentTolerance = Duration.seconds(1)
+
+    /// TXLivePlayer's `switchStream`: moves playback to another rendition of the same content (another bitrate,
+    /// another CDN), whose timestamps are the same as the one playing (PTS-aligned), without a gap or a repeated
+    /// picture. The other rendition is preloaded alongside; the switch happens at its first keyframe that the
+    /// playback has not reached yet: the stream playing is shown up to that instant, the other from its keyframe
+    /// there. Success is `PLAY_EVT_STREAM_SWITCH_SUCC` (2015) with `switch_ms` and the keyframe's `pts_ms`. A
+    /// rendition that cannot be reached, or whose timestamps are not within ``alignmentTolerance`` of the one
+    /// playing, or that shows no keyframe ahead of the playback within ``streamSwitchWait``, is
+    /// `PLAY_ERR_STREAM_SWITCH_FAIL` (−2307) with the `reason`; the stream playing goes on.
+    public func switchStream(to url: String) throws(LivePlayError) {
+        try Self.check(url)
+        let requestedAt = ContinuousClock.now
+        let task = Task { [self] in await switchRendition(to: url, requestedAt: requestedAt) }
+        lock.withLock {
+            switching?.cancel()
+            switching = task
+        }
+    }
+
+    private func switchRendition(to url: String, requestedAt: ContinuousClock.Instant) async {
+        guard let (playing, gate) = lock.withLock({ control.flatMap { control in gate.map { (control, $0) } } }) else {
+            return failSwitch("nothing is playing", requestedAt: requestedAt)
+        }
+        let (configuration, logger) = lock.withLock { (storedConfiguration, self.logger) }
+        // The rendition preloads in a pool of its own, which the cut below keeps until the playback reaches it (a
+        // playback that stops first lets go of the cut, and of the pool with its stream).
+        let pool = PreloadPool(configuration: configuration, logger: logger)
+        pool.preload(url)
+        var reason = "\(Redaction.url(url)) did not connect"
+        while !Task.isCancelled, ContinuousClock.now < requestedAt + Self.streamSwitchWait {
+            try? await Task.sleep(for: .milliseconds(5))
+            guard let candidate = pool.entry(url), candidate.isReady, let edge = candidate.control.liveEdge,
+                let playingEdge = playing.liveEdge, let shown = playing.lastPicture?.pts
+            else { continue }
+            let apart = Duration.milliseconds(abs(edge.milliseconds - playingEdge.milliseconds))
+            guard apart <= Self.alignmentTolerance else {
+                reason = "the timestamps do not align: its newest media is \(apart.milliseconds) ms from this stream's"
+                continue
+            }
+            reason = "no keyframe ahead of the playback"
+            let (keyframes, poster) = candidate.control.standbyKeyframes
+            // Far enough ahead that the playback does not pass it before the cut is set.
+            guard let start = keyframes.first(where: { $0 > shown + .milliseconds(100) }) else { continue }
+            candidate.control.standbyStart = start
+            guard poster == start else { continue }
+            gate.cut(at: start) { [self] in
+                guard let taken = pool.take(url) else { return }
+                play(url, preloaded: taken, switchedAt: requestedAt, rendition: true)
+            }
+            return
+        }
+        await pool.removeAll()
+        if !Task.isCancelled { failSwitch(reason, requestedAt: requestedAt) }
+    }
+
+    /// `PLAY_ERR_STREAM_SWITCH_FAIL` to the listener: the stream playing goes on.
+    private func failSwitch(_ reason: String, requestedAt: ContinuousClock.Instant) {
+        let waited = (ContinuousClock.now - requestedAt).milliseconds
+        deliver(
+            .event(
+                PlayEvent(
+                    .streamSwitchFailed, "switchStream failed: \(reason)", elapsedMilliseconds: waited,
+                    parameters: ["reason": .string(reason), "waited_ms": .int(waited)])))
+    }
+
+    /// Plays a preloaded stream's running session as this player's: its updates to this player's listener, this
+    /// player's sinks and settings on it, then preloading ends.
+    private func adopt(
+        _ preloaded: PreloadPool.Entry, switchedAt: ContinuousClock.Instant, rendition: Bool
+    ) async -> PlaybackOutcome {
+        let control = preloaded.control
+        let gate = lock.withLock { attach(control) }
+        control.setVideoSink(gate.video)
+        control.setAudioSink(gate.audio)
+        let delivery = UpdateDelivery { [weak self] update in self?.deliver(update) }
+        preloaded.route.redirect(to: { delivery.post($0) })
+        control.switchedTo(at: switchedAt, preloaded: preloaded.isReady, rendition: rendition)
+        let outcome = await withTaskCancellationHandler {
+            await preloaded.task?.value ?? .stopped
+        } onCancel: {
+            preloaded.task?.cancel()
+        }
+        delivery.finish()
+        detach(control)
+        return outcome
+    }
+}
