@@ -150,25 +150,38 @@ import Testing
         print("pitch during catch-up at rate \(first.rate): \(pitch) Hz")
         #expect(abs(pitch - 440) < 440 * 0.02, "the pitch is kept: \(pitch) Hz at rate \(first.rate)")
 
-        // 4. Volume and mute at the device: the tone's RMS over the middle of each stretch.
+        // 4. Volume and mute at the device: over the middle of each stretch, the gain from ffmpeg's decode of the
+        // same media (found by each block's timestamp) to what the device played, so a quiet stretch of the file
+        // cannot pass for a change of volume.
         let moments = changes.get()
         let volume50 = try #require(moments["volume 50"]), mute = try #require(moments["mute"])
         let unmute = try #require(moments["unmute"])
-        func rms(from: ContinuousClock.Instant, to: ContinuousClock.Instant) -> Double {
-            let inside = blocks.filter { $0.queuedAt > from + .milliseconds(200) && $0.queuedAt < to - .milliseconds(100) }
-            guard let start = inside.first?.offset, let end = inside.last.map({ $0.offset + $0.count }), end <= heard.count
-            else { return -1 }
-            return sqrt(heard[start..<end].reduce(0.0) { $0 + Double($1 * $1) } / Double(end - start))
+        func level(from: ContinuousClock.Instant, to: ContinuousClock.Instant) -> (source: Double, gain: Double) {
+            var source = 0.0, played = 0.0, count = 0
+            for block in blocks where block.queuedAt > from + .milliseconds(200) && block.queuedAt < to - .milliseconds(100) {
+                let at = Int((block.pts - firstAudio) % Int64(program.loopPeriod) * 44_100 / 1000)
+                guard block.rate == 1, at + block.count <= decoded.count, block.offset + block.count <= heard.count
+                else { continue }
+                source += decoded[at..<(at + block.count)].reduce(0.0) { $0 + Double($1 * $1) }
+                played += heard[block.offset..<(block.offset + block.count)].reduce(0.0) { $0 + Double($1 * $1) }
+                count += block.count
+            }
+            guard count > 0 else { return (-1, -1) }
+            return (sqrt(source / Double(count)), sqrt(played / max(source, 1e-30)))
         }
-        let full = rms(from: volume50 - .milliseconds(900), to: volume50)
-        let half = rms(from: volume50, to: mute)
-        let muted = rms(from: mute, to: unmute)
-        let restored = rms(from: unmute, to: unmute + .milliseconds(1400))
-        print("levels at the device (RMS): 100 → \(full), 50 → \(half), muted → \(muted), unmuted → \(restored)")
-        #expect(full > 0.05, "the tone is heard at volume 100: \(full)")
-        #expect(abs(half / full - 0.5) < 0.03, "volume 50 halves it: \(half / full)")
-        #expect(muted >= 0 && muted < 1e-5, "mute silences it: \(muted)")
-        #expect(abs(restored / full - 1) < 0.03, "unmute restores it: \(restored / full)")
+        let full = level(from: volume50 - .milliseconds(900), to: volume50)
+        let half = level(from: volume50, to: mute)
+        let muted = level(from: mute, to: unmute)
+        let restored = level(from: unmute, to: unmute + .milliseconds(1400))
+        print("gain at the device: 100 → \(full.gain), 50 → \(half.gain), muted → \(muted.gain), unmuted → \(restored.gain) "
+            + "(the file's tone at RMS \(full.source), \(half.source), \(muted.source), \(restored.source))")
+        for stretch in [full, half, muted, restored] {
+            #expect(stretch.source > 0.05, "the file has the tone in each stretch: RMS \(stretch.source)")
+        }
+        #expect(abs(full.gain - 1) < 0.03, "volume 100 plays the tone as decoded: \(full.gain)")
+        #expect(abs(half.gain - 0.5) < 0.03, "volume 50 halves it: \(half.gain)")
+        #expect(muted.gain >= 0 && muted.gain < 1e-4, "mute silences it: \(muted.gain)")
+        #expect(abs(restored.gain - 1) < 0.03, "unmute restores it: \(restored.gain)")
         // No click: around each change the sample-to-sample step stays that of the tone itself (2π·440/44 100 of
         // its peak), where a step in gain would jump by up to the peak.
         let peak = Double(decoded.prefix(44_100).map(abs).max() ?? 0)
