@@ -41,6 +41,12 @@ let package = Package(
             name: "CSDL2",
             providers: [.apt(["libsdl2-dev", "libx11-dev"])]
         ),
+        // libavformat's muxers, for recording (FLV and fragmented MP4): LivePlayRecording is its one wrapper.
+        .systemLibrary(
+            name: "CFFmpegFormat",
+            pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev"])]
+        ),
         .systemLibrary(
             name: "CRTMP",
             pkgConfig: "librtmp",
@@ -75,9 +81,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "LivePlayRecording",
+            dependencies: ["LivePlayCore", "CFFmpegFormat"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "LivePlay",
             dependencies: [
                 "LivePlayCore", "LivePlayFLV", "LivePlayTransport", "LivePlayDecode", "LivePlayBuffering",
+                "LivePlayRecording",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -87,6 +99,8 @@ let package = Package(
             name: "liveplay",
             dependencies: [
                 "LivePlay",
+                // `--record`'s formats and errors.
+                "LivePlayRecording",
                 // `--window`: the SDL2 window and sound device (front ends that do not ask for them do not link SDL).
                 "LivePlayWindow",
                 // Only for the built-in demo: the lab's live server, started in-process.

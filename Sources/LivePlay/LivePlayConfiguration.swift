@@ -30,6 +30,9 @@ public struct LivePlayConfiguration: Sendable {
     /// Media on demand (a file, an HTTP response with a length) starts here, from the keyframe at or before
     /// it; a live stream ignores it. `nil`: from the start.
     public var startPosition: Duration?
+    /// Records what arrives from the start of playback (`nil`: not; ``PlaybackControl/startRecording(_:)`` starts
+    /// one while playing).
+    public var recording: RecordingOptions?
 
     public init(
         connectRetryCount: Int = 3, connectRetryInterval: Duration = .seconds(3), enableMessage: Bool = false,

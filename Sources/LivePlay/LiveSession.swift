@@ -43,6 +43,8 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     private let arrivalTap: (any ArrivalTap)?
     /// The packets of the read being taken that went to the jitter buffer, for ``arrivalTap``.
     private var readPackets: [ArrivalRead.Packet] = []
+    /// Recordings: the last one takes packets unless stopped; earlier ones are finishing their files.
+    private var recorders: [Recorder] = []
 
     /// - Parameters:
     ///   - videoSink: receives each decoded picture at its presentation time.
@@ -75,6 +77,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             configuration: configuration, presenter: Presenter(videoSink: videoSink, audioSink: audioSink),
             control: control, reporter: reporter)
         if let start = configuration.startPosition { control.seek(to: start) }
+        if let recording = configuration.recording { control.startRecording(recording) }
     }
 
     /// Plays until the stream ends, an error stops it, or the task is cancelled; then reports the session
@@ -97,6 +100,10 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         }
         return await withTaskExecutorPreference(thread) {
             let outcome = await connectAndPlay()
+            for recorder in recorders {
+                for report in recorder.finish(at: elapsed) { reporter.report(report) }
+            }
+            recorders.removeAll()
             reporter.summary(outcome, droppedFrames: playOut.droppedFrames)
             return outcome
         }
@@ -174,6 +181,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             if let offset = intake.admission.takeJump() { return readAgain(from: offset) }
             let now = elapsed
             playOut.applyControl()
+            applyRecording(at: now)
             if let ending = playOut.advance(at: now) { return finished(ending) }
             reporter.statusIfDue(
                 at: now, connecting: mediaLostAt != nil, playOut: playOut, intake: intake,
@@ -275,13 +283,36 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             switch step {
             case .report(let report): reporter.report(report)
             case .mediaArrived: mediaLostAt = nil
-            case .play(let packet) where arrivalTap != nil:
-                readPackets.append(ArrivalRead.Packet(packet))
+            case .play(let packet):
+                if arrivalTap != nil { readPackets.append(ArrivalRead.Packet(packet)) }
+                recorders.last?.take(packet, expectsVideo: intake.expectsVideo)
+                playOut.take(step, arrivedAt: arrivedAt)
+            case .videoConfiguration(let video):
+                recorders.last?.configure(video: video)
+                playOut.take(step, arrivedAt: arrivedAt)
+            case .audioConfiguration(let audio):
+                recorders.last?.configure(audio: audio)
                 playOut.take(step, arrivedAt: arrivedAt)
             default: playOut.take(step, arrivedAt: arrivedAt)
             }
         }
         playOut.videoAnnounced = intake.expectsVideo
+    }
+
+    /// Starts and stops recordings as asked, and reports what their files did.
+    private func applyRecording(at now: Duration) {
+        for request in control.takeRecordingRequests() {
+            recorders.last?.stop()
+            if case .start(let options) = request {
+                recorders.append(
+                    Recorder(options: options, video: intake.videoConfiguration, audio: intake.audioConfiguration))
+            }
+        }
+        guard !recorders.isEmpty else { return }
+        for recorder in recorders {
+            for report in recorder.reports(at: now) { reporter.report(report) }
+        }
+        recorders.removeAll { $0.isStopped && $0.isFinished && $0 !== recorders.last }
     }
 
     /// "Shown N ms after the server sent it", from the server's `onLivePlayClock` stamps

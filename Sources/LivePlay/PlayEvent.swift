@@ -78,9 +78,18 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
     /// A player was switched to another stream (``LivePlayer/switch(to:from:)``): its first picture reached the
     /// sink, `switch_ms` after the call; `preloaded` says whether it came from a ``PreloadPool``.
     public static let switched = PlayEventCode(9012, "LIVEPLAY_EVT_SWITCHED")
+    /// A recording opened a file (V2's `onLocalRecordBegin`): `path`, `format`.
+    public static let recordBegan = PlayEventCode(9013, "LIVEPLAY_EVT_RECORD_BEGIN")
+    /// Every `progressInterval` while recording (V2's `onLocalRecording`): `path`, `duration_ms`, `bytes`.
+    public static let recordProgress = PlayEventCode(9014, "LIVEPLAY_EVT_RECORD_PROGRESS")
+    /// A recording's file was closed and is playable (V2's `onLocalRecordComplete`): `path`, `duration_ms`, `bytes`.
+    public static let recordCompleted = PlayEventCode(9015, "LIVEPLAY_EVT_RECORD_COMPLETE")
     /// liveplay's own warning: the stream carries malformed data the demuxer skipped (a lying PreviousTagSize,
     /// an oversized tag, bad script data), reported at most once per kind every 10 s with counts.
     public static let malformedData = PlayEventCode(9101, "LIVEPLAY_WARNING_MALFORMED_DATA")
+    /// liveplay's own warning: recording stopped (`cause`: `not_enough_disk_space`, `disk_full`, `write_failed`,
+    /// `queue_overflow`, `unsupported`; `path`, `errno`). The file is closed and playable; playback goes on.
+    public static let recordFailed = PlayEventCode(9102, "LIVEPLAY_WARNING_RECORD_FAILED")
 
     /// Every code liveplay can emit (not 2106: it decodes in software).
     public static let known: [PlayEventCode] = [
@@ -89,7 +98,8 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
         receiveDataLag, videoPlayLag, videoDiscontinuity, dnsFailed, serverConnectFailed,
         handshakeFailed, serverDisconnected, readWriteFailed, networkDisconnected, fileNotFound, hevcDecodeFailed, streamSwitchFailed,
         serverRefused, catchUpStarted, catchUpEnded, catchUpSkip, latencyChanged, listenerOverflow, sessionSummary,
-        paused, resumed, unplayable, seekStarted, seekDone, audioVolume, switched, malformedData,
+        paused, resumed, unplayable, seekStarted, seekDone, audioVolume, switched, malformedData, recordBegan,
+        recordProgress, recordCompleted, recordFailed,
     ]
 }
 

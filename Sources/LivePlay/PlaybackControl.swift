@@ -12,6 +12,7 @@ public final class PlaybackControl: @unchecked Sendable {
     private var pendingPause: Bool?
     private var pendingSeek: Duration?
     private var pendingLiveEdge = false
+    private var pendingRecording: [RecordingRequest] = []
     private var pendingVideoSink: SinkChange<any VideoSink>?
     private var pendingAudioSink: SinkChange<any AudioSink>?
     private var storedVolume = 100
@@ -68,6 +69,25 @@ public final class PlaybackControl: @unchecked Sendable {
         lock.withLock {
             defer { pendingLiveEdge = false }
             return pendingLiveEdge
+        }
+    }
+
+    /// Starts recording what arrives, as it arrived (TXLivePlayer's `startRecord`): a recording already running
+    /// is finished first. Reported as `LIVEPLAY_EVT_RECORD_BEGIN` / `_PROGRESS` / `_COMPLETE` (9013–9015) and,
+    /// when it has to stop early, `LIVEPLAY_WARNING_RECORD_FAILED` (9102); playback is never held up by it.
+    public func startRecording(_ options: RecordingOptions) {
+        lock.withLock { pendingRecording.append(.start(options)) }
+    }
+
+    /// Finishes the recording (TXLivePlayer's `stopRecord`): its file is closed and reported complete.
+    public func stopRecording() {
+        lock.withLock { pendingRecording.append(.stop) }
+    }
+
+    func takeRecordingRequests() -> [RecordingRequest] {
+        lock.withLock {
+            defer { pendingRecording.removeAll() }
+            return pendingRecording
         }
     }
 
@@ -249,4 +269,10 @@ struct Presentation {
     var videoSink: SinkChange<any VideoSink>?
     var audioSink: SinkChange<any AudioSink>?
     var volumeEvaluation: Duration?
+}
+
+/// A recording asked for through ``PlaybackControl``.
+enum RecordingRequest {
+    case start(RecordingOptions)
+    case stop
 }

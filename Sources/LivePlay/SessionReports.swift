@@ -2,6 +2,7 @@ import Foundation
 import LivePlayBuffering
 import LivePlayCore
 import LivePlayFLV
+import LivePlayRecording
 import LivePlayTransport
 
 /// One event the session reports, before it is stamped with the session's time.
@@ -234,6 +235,32 @@ enum Reports {
         return Report(
             .switched, "switched: first picture \(milliseconds) ms after the call (\(preloaded ? "preloaded" : "cold"))",
             ["switch_ms": .double(milliseconds), "preloaded": .bool(preloaded)])
+    }
+
+    // MARK: Recording
+
+    static func recording(_ event: RecordingFileEvent) -> Report {
+        switch event {
+        case .began(let path, let format):
+            Report(.recordBegan, "recording to \(path)", ["path": .string(path), "format": .string(format.rawValue)])
+        case .completed(let path, let milliseconds, let bytes):
+            Report(
+                .recordCompleted, "recorded \(path): \(milliseconds) ms, \(bytes) bytes",
+                ["path": .string(path), "duration_ms": .int(milliseconds), "bytes": .int(bytes)])
+        case .failed(let path, let error): recordingFailed(path: path, error)
+        }
+    }
+
+    static func recordingProgress(path: String, _ milliseconds: Int64, _ bytes: Int64) -> Report {
+        Report(
+            .recordProgress, "recording \(path): \(milliseconds) ms, \(bytes) bytes",
+            ["path": .string(path), "duration_ms": .int(milliseconds), "bytes": .int(bytes)])
+    }
+
+    static func recordingFailed(path: String, _ error: RecordingError) -> Report {
+        var parameters: [String: PlayEventValue] = ["path": .string(path), "cause": .string(error.code.rawValue)]
+        if let errno = error.errno { parameters["errno"] = .int(Int64(errno)) }
+        return Report(.recordFailed, "recording stopped: \(error.message)", parameters)
     }
 
     static func streamSwitched(after elapsed: Duration, at pts: MediaTimestamp) -> Report {

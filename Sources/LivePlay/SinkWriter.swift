@@ -156,6 +156,17 @@ final class SinkWriter<Output: QueuedOutput>: @unchecked Sendable {
     /// The error that stopped the writer, if any.
     var error: LivePlayError? { condition.withLock { storedError } }
 
+    /// Stops taking items and lets the thread write what is queued and close the output, without waiting.
+    func stopTaking() {
+        condition.withLock {
+            isFinishing = true
+            condition.broadcast()
+        }
+    }
+
+    /// Whether the thread has closed the output (or given up on it) and exited.
+    var isFinished: Bool { condition.withLock { isExited } }
+
     /// Stops taking items, lets the thread write what is queued and close the output, and waits for it.
     ///
     /// After `timeout` the rest is abandoned (counted as dropped) and the error is

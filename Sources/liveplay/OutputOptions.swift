@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LivePlay
+import LivePlayRecording
 
 /// `--video-out`, `--audio-out`, snapshots: where decoded output goes besides the log.
 struct OutputOptions: ParsableArguments {
@@ -35,6 +36,27 @@ struct OutputOptions: ParsableArguments {
         help: "Record an arrival trace (each read's time, bytes and packets; docs/arrival-trace.md) to this file.")
     var arrivalTrace: String?
 
+    @Option(help: "Record the stream as it arrives, without re-encoding, to this .flv or .mp4 (fragmented) file.")
+    var record: String?
+
+    @Option(parsing: .unconditional, help: "With --record: a new file (name-1.mp4, name-2.mp4, …) at the first keyframe after this many seconds.")
+    var recordSegment: Double?
+
+    @Option(parsing: .unconditional, help: "With --record: stop recording (event 9102) when the disk has less than this many MiB free.")
+    var recordMinFree: Int = 1024
+
+    @Option(parsing: .unconditional, help: "With --record: seconds between record progress events (9014).")
+    var recordProgress: Double = 1
+
+    /// What `--record` asks for.
+    var recording: RecordingOptions? {
+        record.map {
+            RecordingOptions(
+                path: $0, segmentDuration: recordSegment.map { .seconds($0) },
+                minimumFreeSpace: Int64(recordMinFree) << 20, progressInterval: .seconds(recordProgress))
+        }
+    }
+
     /// Whether anything here needs decoded pictures or sound.
     var decodes: Bool { videoOut != nil || audioOut != nil || snapshotEvery != nil || snapshot != nil }
 
@@ -46,6 +68,12 @@ struct OutputOptions: ParsableArguments {
             throw ValidationError("only one of --video-out, --audio-out and --arrival-trace can be `-`")
         }
         if let snapshotEvery { try Seconds.check(snapshotEvery, "--snapshot-every") }
+        if let record, RecordingFormat(path: record) == nil {
+            throw ValidationError("--record needs a .flv or .mp4 file name, got '\(record)'")
+        }
+        if let recordSegment { try Seconds.check(recordSegment, "--record-segment") }
+        try Seconds.check(recordProgress, "--record-progress")
+        if recordMinFree < 0 { throw ValidationError("--record-min-free must be 0 or more MiB") }
         if snapshotEvery != nil, !snapshotPath.contains("{index}") && !snapshotPath.contains("{pts}") {
             throw ValidationError("--snapshot-path needs {index} or {pts}, or each snapshot overwrites the last")
         }

@@ -182,6 +182,9 @@ struct PlayCommand: AsyncParsableCommand {
         }
         if let id, id.isEmpty || id.count > 200 { throw ValidationError("--id must be 1 to 200 characters") }
         try outputs.validate()
+        if outputs.record != nil, urls.count > 1 {
+            throw ValidationError("--record records one stream: give one URL")
+        }
     }
 
     func run() async throws {
@@ -340,6 +343,7 @@ struct PlayCommand: AsyncParsableCommand {
             enableMetaData: metadata, decodes: !noDecode,
             transport: transport, latency: latency)
         configuration.startPosition = start.map { .seconds($0) }
+        configuration.recording = outputs.recording
         return configuration
     }
 
