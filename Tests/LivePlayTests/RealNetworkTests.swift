@@ -38,6 +38,14 @@ import Testing
             // Every second it played is compared, but for one at each stall's ends.
             let played = recording.statuses.map(RunSample.init).filter { $0.playing && $0.stateKnown }.count
             #expect(comparison.comparedSeconds >= played - 2 * (comparison.real.stutters + 1), "\(name)")
+            if checksAgreement, !comparison.disagreements.isEmpty {
+                // Kept for an offline replay (`swift run liveplay-simulate traces DIR`): the real run is right.
+                let directory = NSTemporaryDirectory() + "liveplay-disagreement-\(name)-\(UUID().uuidString.prefix(8))"
+                try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                try? TraceFixture(scenario: scenario, arrivals: recording.arrivals, samples: recording.statuses.map(RunSample.init))
+                    .save(in: directory)
+                print("\(scenario.name), \(name): the run the replay disagrees with is kept in \(directory)")
+            }
             if checksAgreement {
                 #expect(comparison.disagreements.isEmpty, "\(scenario.name), \(name): \(comparison.disagreements)")
                 #expect(
