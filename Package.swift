@@ -209,7 +209,10 @@ let package = Package(
         ),
         .testTarget(
             name: "LivePlayTests",
-            dependencies: ["LivePlay", "LivePlayTesting", "LivePlayFLV", "LivePlayDecode", "LivePlayTransport"],
+            dependencies: [
+                "LivePlay", "LivePlayTesting", "LivePlayFLV", "LivePlayDecode", "LivePlayTransport", "LivePlayRecording",
+                "LivePlayLab",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -312,7 +312,8 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         for recorder in recorders {
             for report in recorder.reports(at: now) { reporter.report(report) }
         }
-        recorders.removeAll { $0.isStopped && $0.isFinished && $0 !== recorders.last }
+        let current = recorders.last
+        recorders.removeAll { $0.isStopped && $0.isFinished && $0 !== current }
     }
 
     /// "Shown N ms after the server sent it", from the server's `onLivePlayClock` stamps
