@@ -86,8 +86,8 @@ final class RecordingOutput: QueuedOutput {
     private var muxer: MediaFileMuxer?
     private var milliseconds: Int64 = 0
     private var bytesAtLastCheck: Int64 = 0
-    /// Free space is asked again after this many bytes.
-    private static let checkEvery: Int64 = 1 << 20
+    /// Free space is asked again after this many bytes (a `statvfs`, microseconds: cheap enough to ask often).
+    private static let checkEvery: Int64 = 64 << 10
 
     init(options: RecordingOptions, journal: RecordingJournal) {
         self.options = options

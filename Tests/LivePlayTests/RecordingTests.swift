@@ -193,4 +193,43 @@ import Testing
         #expect(flvLength < Int64(bytes.count * 2 / 3 + 5) && flvLength > Int64(bytes.count / 2))
         #expect(try Self.packets(flv, "v").count > 0)
     }
+
+    /// A real full disk: a tmpfs of 320 KiB the test mounts (not an injected error). Below the free-space limit,
+    /// or at `ENOSPC` with no limit, the recording stops with its cause, the file is closed and readable, and
+    /// playback goes on without a stutter.
+    @Test(arguments: [(Int64(0), "disk_full"), (Int64(160 << 10), "not_enough_disk_space")])
+    func aFullDiskStopsTheRecordingNotThePlayback(minimumFree: Int64, cause: String) async throws {
+        guard let disk = try SmallFileSystem.make(bytes: 320 << 10) else { return }
+        defer { disk.unmount() }
+        var logger = Logger(label: "lab")
+        logger.logLevel = .critical
+        let server = try LiveFLVServer(
+            path: try Fixture.renditionHigh.path(), configuration: .init(port: 0, threads: 1), logger: logger)
+        let port = try await server.start()
+        let path = disk.directory + "/full.mp4"
+        let recording = await SessionRecording.record(
+            "http://127.0.0.1:\(port)/live.flv",
+            configuration: Self.configuration(RecordingOptions(path: path, minimumFreeSpace: minimumFree)),
+            limit: .seconds(30),
+            script: { probe in
+                _ = await probe.wait(for: .recordFailed, timeout: .seconds(20))
+                try? await Task.sleep(for: .seconds(3))
+                probe.stop()
+            })
+        await server.stop()
+        let failure = try #require(recording.first(.recordFailed), "\(recording.codes)")
+        #expect(failure.parameters["cause"] == .string(cause), "\(failure.message)")
+        if cause == "disk_full" { #expect(failure.parameters["errno"] == .int(Int64(ENOSPC))) }
+        let complete = try #require(recording.events.last { $0.code == .recordCompleted }, "\(recording.codes)")
+        #expect(complete.parameters["path"] == .string(path))
+        let pictures = try Self.packets(path, "v").count
+        print("\(cause): \(pictures) pictures kept in \(complete.parameters["bytes"].map { "\($0)" } ?? "?") bytes")
+        #expect(pictures >= 30, "what was written before the disk filled stays readable: \(pictures) pictures")
+        // Playback went on: every status from the failure to the end plays, and no stall began.
+        let after = recording.statuses.filter { $0.elapsedMilliseconds >= failure.elapsedMilliseconds }
+        #expect(after.count >= 2, "statuses after the failure: \(after.count)")
+        #expect(after.allSatisfy { $0.state == "playing" }, "\(after.map(\.state))")
+        #expect(Set(after.map(\.stutters)).count == 1, "no stutter during the error: \(after.map(\.stutters))")
+        #expect(recording.outcome == .stopped)
+    }
 }
