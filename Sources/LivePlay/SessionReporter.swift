@@ -175,7 +175,7 @@ final class SessionReporter {
         case .streamBegin:
             reached(\.streamBegan)
             report(Reports.streamBegan)
-        case .onDemand, .bytes, .tags, .serverStatus:
+        case .onDemand, .remoteFile, .bytes, .tags, .serverStatus:
             break
         }
     }

@@ -19,6 +19,9 @@ public enum TransportEvent: Sendable, Hashable {
     /// The source is finite media on demand, not a live stream: a local file, or an HTTP response with a
     /// `Content-Length` of `length` bytes. Reported once, before the first bytes.
     case onDemand(length: Int64)
+    /// What an HTTP server said of the file it is sending (a response with a `Content-Length`): its length,
+    /// where the body starts in it, and its validators. Reported before ``onDemand(length:)``.
+    case remoteFile(RemoteFile)
     /// FLV bytes, in order; the first chunk starts with the FLV header (HTTP-FLV, files).
     case bytes([UInt8])
     /// FLV tags that arrived already framed, in order (RTMP's media messages): no FLV header, no bytes to
@@ -62,6 +65,35 @@ public protocol ByteSource: Sendable {
 
 extension ByteSource {
     public func makeConnection(startingAt offset: Int64) -> (any ByteConnection)? { nil }
+}
+
+/// A file an HTTP server sends, as its response head describes it (RFC 9110 §8.8, §14.4): enough for a cache to
+/// continue it with `Range` later and to notice that it changed in between (`If-Range`).
+public struct RemoteFile: Sendable, Hashable {
+    /// The whole file's length in bytes.
+    public var length: Int64
+    /// The byte of the file the body starts at: the offset asked for when the server honoured `Range` (206),
+    /// 0 when it sent the whole file (no range asked, `Range` ignored, or `If-Range` failed: the file changed).
+    public var bodyStart: Int64
+    /// `ETag`, as the server sent it (quotes and `W/` included).
+    public var entityTag: String?
+    /// `Last-Modified`, as the server sent it.
+    public var lastModified: String?
+
+    public init(length: Int64, bodyStart: Int64 = 0, entityTag: String? = nil, lastModified: String? = nil) {
+        self.length = length
+        self.bodyStart = bodyStart
+        self.entityTag = entityTag
+        self.lastModified = lastModified
+    }
+
+    /// What to send as `If-Range` to continue this file: a strong `ETag`, else `Last-Modified` (RFC 9110
+    /// §13.1.5: a weak tag cannot validate a range); `nil` when the server gave neither, and the file cannot
+    /// be continued safely.
+    public var validator: String? {
+        if let entityTag, !entityTag.hasPrefix("W/") { return entityTag }
+        return lastModified
+    }
 }
 
 /// The FLV header and first PreviousTagSize a connection that starts mid-file puts before its bytes (audio

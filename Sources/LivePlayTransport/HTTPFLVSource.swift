@@ -68,11 +68,19 @@ public struct HTTPFLVSource: ByteSource {
         HTTPFLVConnection(source: self, offset: offset)
     }
 
-    fileprivate func request(_ url: String, offset: Int64) -> HTTPClientRequest {
+    /// The rest of a file from byte `offset`, as it is on the server (no FLV header of its own: the bytes go
+    /// after the `offset` bytes a cache already holds), sending `If-Range: validator` so a file that changed
+    /// comes whole instead. ``TransportEvent/remoteFile(_:)`` says which: its `bodyStart` is `offset` or 0.
+    public func makeConnection(continuingAt offset: Int64, ifRange validator: String?) -> any ByteConnection {
+        HTTPFLVConnection(source: self, offset: offset, continuation: validator.map { .ifRange($0) } ?? .unconditional)
+    }
+
+    fileprivate func request(_ url: String, offset: Int64, ifRange: String?) -> HTTPClientRequest {
         var request = HTTPClientRequest(url: url)
         request.method = .GET
         for field in options.headers { request.headers.add(name: field.name, value: field.value) }
         if offset > 0 { request.headers.replaceOrAdd(name: "Range", value: "bytes=\(offset)-") }
+        if offset > 0, let ifRange { request.headers.replaceOrAdd(name: "If-Range", value: ifRange) }
         if !request.headers.contains(name: "User-Agent") { request.headers.add(name: "User-Agent", value: "liveplay") }
         return request
     }
@@ -88,19 +96,29 @@ private final class HTTPFLVConnection: ByteConnection {
         case finished
     }
 
+    /// How a request from an offset is meant: a seek (the body gets an FLV header of its own), or the rest
+    /// of bytes a cache holds (raw, optionally only if the file is unchanged).
+    enum Continuation {
+        case seek
+        case unconditional
+        case ifRange(String)
+    }
+
     private let source: HTTPFLVSource
-    /// Where in the file the request starts (`Range`), and whether the server honoured it (206): the body
-    /// then gets an FLV header of its own before its first byte.
+    /// Where in the file the request starts (`Range`), and whether the server honoured it (206): a seek's
+    /// body then gets an FLV header of its own before its first byte.
     private let offset: Int64
+    private let continuation: Continuation
     private var partial = false
     private var state = State.idle
     private var resolved = false
     /// Events decided together and handed out one per ``next()``.
     private var pending: [TransportEvent] = []
 
-    init(source: HTTPFLVSource, offset: Int64) {
+    init(source: HTTPFLVSource, offset: Int64, continuation: Continuation = .seek) {
         self.source = source
         self.offset = offset
+        self.continuation = continuation
     }
 
     /// `host:port` of the URL asked for, for messages.
@@ -139,7 +157,7 @@ private final class HTTPFLVConnection: ByteConnection {
                 throw TransportError(error)
             }
             state = .connected(iterator, response)
-            if partial, response.received == chunk.readableBytes {
+            if partial, case .seek = continuation, response.received == chunk.readableBytes {
                 return .bytes(resumedStreamHeader + Array(chunk.readableBytesView))
             }
             return .bytes(Array(chunk.readableBytesView))
@@ -204,7 +222,7 @@ private final class HTTPFLVConnection: ByteConnection {
             source.log.debug("HTTP-FLV request", metadata: ["url": "\(Redaction.url(url))"])
             do {
                 response = try await source.httpClient.execute(
-                    source.request(url, offset: offset), deadline: deadline, logger: source.log)
+                    source.request(url, offset: offset, ifRange: ifRange), deadline: deadline, logger: source.log)
             } catch {
                 state = .finished
                 throw Self.map(error, connected: false, target: target)
@@ -233,11 +251,34 @@ private final class HTTPFLVConnection: ByteConnection {
             failure.message += " for \(redacted)"
             throw failure
         }
+        partial = offset > 0 && response.status.code == 206
+        if partial, let range = response.headers.first(name: "Content-Range"), Self.rangeStart(range) != offset {
+            state = .finished
+            throw TransportError(
+                .protocolViolation, "\(target) sent a range (\(range.prefix(64))) that does not start at \(offset)")
+        }
         state = .connected(response.body.makeAsyncIterator(), head)
         pending.append(.handshakeDone)
-        partial = offset > 0 && response.status.code == 206
-        if let length = head.expectedLength { pending.append(.onDemand(length: Int64(length) + (partial ? offset : 0))) }
+        if let length = head.expectedLength {
+            let file = RemoteFile(
+                length: Int64(length) + (partial ? offset : 0), bodyStart: partial ? offset : 0,
+                entityTag: response.headers.first(name: "ETag"), lastModified: response.headers.first(name: "Last-Modified"))
+            pending.append(.remoteFile(file))
+            pending.append(.onDemand(length: file.length))
+        }
         return .connected(serverAddress: Self.serverAddress(URL(string: url)))
+    }
+
+    private var ifRange: String? {
+        if case .ifRange(let validator) = continuation { return validator }
+        return nil
+    }
+
+    /// The first byte of `Content-Range: bytes FIRST-LAST/LENGTH` (RFC 9110 §14.4), `nil` if it is not that.
+    static func rangeStart(_ value: String) -> Int64? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        guard trimmed.hasPrefix("bytes "), let dash = trimmed.firstIndex(of: "-") else { return nil }
+        return Int64(trimmed[trimmed.index(trimmed.startIndex, offsetBy: 6)..<dash].trimmingCharacters(in: .whitespaces))
     }
 
     static let redirectStatuses: Set<UInt> = [301, 302, 303, 307, 308]

@@ -41,6 +41,8 @@ struct RTMPSourceTests {
                     kinds.append("handshakeDone")
                 case .onDemand:
                     kinds.append("onDemand")
+                case .remoteFile:
+                    kinds.append("remoteFile")
                 case .serverStatus:
                     break
                 case .bytes(let bytes):
