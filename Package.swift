@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.25.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
     ],
     targets: [
         // C libraries, each imported by exactly one wrapper module.
@@ -83,6 +84,18 @@ let package = Package(
         .target(
             name: "LivePlayRecording",
             dependencies: ["LivePlayCore", "CFFmpegFormat"],
+            swiftSettings: swiftSettings
+        ),
+        // The cache and the downloader: HTTP FLV files kept on disk, resumed with Range (docs/cache.md).
+        .target(
+            name: "LivePlayCache",
+            dependencies: [
+                "LivePlayCore", "LivePlayTransport", "LivePlayRecording",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // SHA-256 for cache keys; swift-crypto is already in the graph through AsyncHTTPClient.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -193,6 +206,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "LivePlayCacheTests",
+            dependencies: [
+                "LivePlayCache", "LivePlayTransport", "LivePlayTesting", "LivePlayLab",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "LivePlayWireTests",
             dependencies: ["LivePlayWire"],
             swiftSettings: swiftSettings
@@ -211,7 +232,7 @@ let package = Package(
             name: "LivePlayTests",
             dependencies: [
                 "LivePlay", "LivePlayTesting", "LivePlayFLV", "LivePlayDecode", "LivePlayTransport", "LivePlayRecording",
-                "LivePlayLab",
+                "LivePlayCache", "LivePlayLab",
             ],
             swiftSettings: swiftSettings
         ),

@@ -35,16 +35,18 @@ public final class NginxRTMPServer: @unchecked Sendable {
         modulePaths.first { FileManager.default.fileExists(atPath: $0) }
     }
 
-    /// Starts nginx and waits (up to `startTimeout`) until it accepts connections.
-    public init(startTimeout: Duration = .seconds(10), staticFiles root: String? = nil) throws {
+    /// Starts nginx and waits (up to `startTimeout`) until it accepts connections. `rateLimit` (bytes per second)
+    /// slows each file response down, so a test can interrupt a transfer half-way.
+    public init(startTimeout: Duration = .seconds(10), staticFiles root: String? = nil, rateLimit: Int? = nil) throws {
         if let reason = Self.unavailableReason { throw LoopbackError(reason) }
         port = try LoopbackPort.free()
         directory = NSTemporaryDirectory() + "liveplay-nginx-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let rtmp = "rtmp { server { listen 127.0.0.1:\(port); chunk_size 4096; application live { live on; } } }"
         let listen = "listen 127.0.0.1:\(port);"
-        let log = "log_format ranges '$status $http_range'; access_log \(directory)/access.log ranges;"
-        let http = root.map { "http { \(log) types { video/x-flv flv; } server { \(listen) root \($0); } }" }
+        let log = "log_format ranges '$status $http_range $uri $http_if_range'; access_log \(directory)/access.log ranges;"
+        let rate = rateLimit.map { "limit_rate \($0);" } ?? ""
+        let http = root.map { "http { \(log) types { video/x-flv flv; } server { \(listen) root \($0); \(rate) } }" }
         let configuration = """
             load_module \(Self.modulePath!);
             daemon off;
@@ -87,7 +89,8 @@ public final class NginxRTMPServer: @unchecked Sendable {
         "rtmp://127.0.0.1:\(port)/live/\(name)"
     }
 
-    /// Serving files: one line per request, its status and `Range` header (`206 bytes=1234-`, `200 -`).
+    /// Serving files: one line per request, its status, `Range` header, path and `If-Range` header
+    /// (`206 bytes=1234- /a.flv "5f…"`, `200 - /a.flv -`).
     public var accessLog: String {
         (try? String(contentsOfFile: "\(directory)/access.log", encoding: .utf8)) ?? ""
     }

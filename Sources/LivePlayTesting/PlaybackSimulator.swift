@@ -322,15 +322,16 @@ extension String {
     }
 }
 
-/// A tiny deterministic generator (SplitMix64), so traces are the same on every machine.
-struct SplitMix: Sendable {
+/// A tiny deterministic generator (SplitMix64), so traces (and a test's random points) are the same on every
+/// machine, and a failing run can be replayed from its seed.
+public struct SplitMix: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    init(seed: UInt64) {
+    public init(seed: UInt64) {
         state = seed
     }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -1,0 +1,28 @@
+/// Why a cache or download operation failed: its code names the cause (`cause` in the download log).
+public struct CacheError: Error, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Sendable, Hashable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The file system has less free space than the limit (Volcengine's "not enough disk space").
+        public static let notEnoughDiskSpace = Code(rawValue: "not_enough_disk_space")
+        /// Reading or writing the cache directory failed (permission, a full disk, a removed directory).
+        public static let ioFailed = Code(rawValue: "io_failed")
+        /// The response has no `Content-Length`: a live stream, which `--record` keeps, not a download.
+        public static let notAFile = Code(rawValue: "not_a_file")
+        /// The connection failed and every retry did too.
+        public static let transportFailed = Code(rawValue: "transport_failed")
+        /// Another download or playback is writing this entry.
+        public static let busy = Code(rawValue: "busy")
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}

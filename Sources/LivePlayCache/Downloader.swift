@@ -1,0 +1,226 @@
+import AsyncHTTPClient
+import Foundation
+import LivePlayCore
+public import Logging
+public import LivePlayTransport
+
+/// How downloads run: Volcengine's downloader settings, with the transport's timeouts and headers.
+public struct DownloadOptions: Sendable {
+    /// Downloads at once (Volcengine's default 1).
+    public var maximumConcurrent: Int
+    public var transport: TransportOptions
+    /// A lost connection is retried this many times at this interval, each time with `Range` from what is held.
+    public var retryCount: Int
+    public var retryInterval: Duration
+    /// Bytes between progress updates.
+    public var progressEvery: Int64
+
+    public init(
+        maximumConcurrent: Int = 1, transport: TransportOptions = TransportOptions(), retryCount: Int = 3,
+        retryInterval: Duration = .seconds(1), progressEvery: Int64 = 1 << 20
+    ) {
+        self.maximumConcurrent = maximumConcurrent
+        self.transport = transport
+        self.retryCount = retryCount
+        self.retryInterval = retryInterval
+        self.progressEvery = progressEvery
+    }
+}
+
+/// What a download did, in order (the `liveplay download` log's lines, docs/cache.md).
+public struct DownloadUpdate: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable {
+        /// Began or went on: `bytes` already held (`resumed_from` in the log when more than 0).
+        case started
+        case progress
+        /// The server's file changed since the held bytes were fetched (`If-Range` failed): starting over.
+        case restarted
+        /// The connection was lost; going on with `Range` after the retry interval.
+        case retrying
+        case paused
+        /// The whole file is in the cache, at `path`.
+        case completed
+        case failed
+        /// Stopped and its bytes removed.
+        case cancelled
+    }
+
+    public var id: Int
+    /// Redacted (``Redaction``).
+    public var url: String
+    public var kind: Kind
+    public var bytes: Int64
+    public var length: Int64?
+    public var path: String?
+    public var error: CacheError?
+}
+
+/// Downloads HTTP FLV files into a ``MediaCache`` (Volcengine's TTVideoEngine downloader): start, pause, resume,
+/// cancel and delete; at most ``DownloadOptions/maximumConcurrent`` at once; resumed after a pause, a crash or a
+/// lost connection with `Range` from the bytes held and `If-Range` with the server's validator, so a file that
+/// changed starts over instead of being spliced; stopped below the cache's free-space limit.
+///
+/// Nothing runs until ``run(untilIdle:onUpdate:)``, whose task owns every transfer; the other methods only
+/// decide, and may be called from any thread.
+///
+/// `@unchecked Sendable`: the queue and the stop signals are read and written under `lock`.
+public final class Downloader: @unchecked Sendable {
+    public let cache: MediaCache
+    public let options: DownloadOptions
+    private let logger: Logger
+    private let lock = NSLock()
+    private var queue: DownloadQueue
+    private var stops: [Int: StopSignal] = [:]
+    private var wake: AsyncStream<Void>.Continuation?
+
+    public init(cache: MediaCache, options: DownloadOptions = DownloadOptions(), logger: Logger = Logger(label: "liveplay.download")) {
+        self.cache = cache
+        self.options = options
+        self.logger = logger
+        queue = DownloadQueue(maximumRunning: options.maximumConcurrent)
+    }
+
+    /// Adds a download (it starts when a place is free); the id of one already waiting or running for `url`.
+    @discardableResult
+    public func add(_ url: String) -> Int {
+        change { $0.add(url) }
+    }
+
+    /// Stops a download, keeping what it holds for ``resume(_:)`` (or a later run).
+    public func pause(_ id: Int) {
+        change { if $0.pause(id) { stops[id]?.stop(.paused) } }
+    }
+
+    public func resume(_ id: Int) {
+        change { $0.resume(id) }
+    }
+
+    /// Stops a download and removes what it holds (a completed one stays: ``delete(_:)`` removes that).
+    public func cancel(_ id: Int) {
+        let (wasRunning, url, completed) = change { queue -> (Bool, String?, Bool) in
+            let completed = queue[id]?.state == .completed
+            let running = queue.cancel(id)
+            if running { stops[id]?.stop(.cancelled) }
+            return (running, queue[id]?.url, completed)
+        }
+        if !wasRunning, !completed, let url { _ = try? cache.delete(url) }
+    }
+
+    /// Cancels a download and removes its entry, complete or not.
+    public func delete(_ id: Int) {
+        let (wasRunning, url) = change { queue -> (Bool, String?) in
+            let running = queue.cancel(id)
+            if running { stops[id]?.stop(.deleted) }
+            return (running, queue[id]?.url)
+        }
+        if !wasRunning, let url { _ = try? cache.delete(url) }
+    }
+
+    public var items: [DownloadQueue.Item] { lock.withLock { queue.items } }
+
+    /// Runs the downloads: until the task is cancelled (running downloads pause, keeping what they hold) or,
+    /// with `untilIdle`, until none runs or waits. `onUpdate` gets every update in order, from this task.
+    public func run(untilIdle: Bool = false, onUpdate: @escaping @Sendable (DownloadUpdate) -> Void) async throws {
+        let (wakes, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        lock.withLock { wake = continuation }
+        defer { lock.withLock { wake = nil } }
+        let updates = UpdateSerializer(onUpdate)
+        try await HTTPClient.withHTTPClient(
+            configuration: HTTPFLVSource.clientConfiguration(options.transport), backgroundActivityLogger: logger
+        ) { client in
+            await withTaskGroup(of: Void.self) { group in
+                var iterator = wakes.makeAsyncIterator()
+                while !Task.isCancelled {
+                    let (started, idle) = lock.withLock { () -> ([DownloadQueue.Item], Bool) in
+                        let started = queue.start()
+                        for task in started { stops[task.id] = StopSignal() }
+                        return (started, queue.isIdle)
+                    }
+                    for task in started {
+                        let signal = lock.withLock { stops[task.id]! }
+                        group.addTask {
+                            let transfer = Transfer(
+                                id: task.id, url: task.url, cache: self.cache, options: self.options, client: client,
+                                logger: self.logger, signal: signal, report: updates.send)
+                            let completed = await transfer.run()
+                            self.change {
+                                $0.ended(task.id, completed: completed)
+                                self.stops[task.id] = nil
+                            }
+                        }
+                    }
+                    if untilIdle, idle { break }
+                    guard await iterator.next() != nil else { break }
+                }
+                group.cancelAll()
+            }
+        }
+    }
+
+    /// Changes the queue under the lock and wakes ``run(untilIdle:onUpdate:)`` to act on it.
+    private func change<T>(_ body: (inout DownloadQueue) -> T) -> T {
+        lock.withLock {
+            let result = body(&queue)
+            wake?.yield()
+            return result
+        }
+    }
+}
+
+/// Why a running download was told to stop.
+enum StopReason: Sendable {
+    case paused, cancelled, deleted
+}
+
+/// Tells one running download to stop, and lets it wait for that while its transfer runs.
+///
+/// `@unchecked Sendable`: `reason` and `waiters` are read and written under `lock`.
+final class StopSignal: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: StopReason?
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    var reason: StopReason? { lock.withLock { stored } }
+
+    func stop(_ reason: StopReason) {
+        let waiting = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+            guard stored == nil else { return [] }
+            stored = reason
+            defer { waiters.removeAll() }
+            return waiters
+        }
+        for waiter in waiting { waiter.resume() }
+    }
+
+    /// Returns when stopped, or when the task is cancelled.
+    func wait() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let now = lock.withLock { () -> Bool in
+                    if stored != nil || Task.isCancelled { return true }
+                    waiters.append(continuation)
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            let waiting = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+                defer { waiters.removeAll() }
+                return waiters
+            }
+            for waiter in waiting { waiter.resume() }
+        }
+    }
+}
+
+/// Hands updates to the caller's callback one at a time, in the order they were sent.
+///
+/// `@unchecked Sendable`: the callback runs under `lock`.
+final class UpdateSerializer: @unchecked Sendable {
+    private let lock = NSLock()
+    private let callback: @Sendable (DownloadUpdate) -> Void
+
+    init(_ callback: @escaping @Sendable (DownloadUpdate) -> Void) { self.callback = callback }
+
+    func send(_ update: DownloadUpdate) { lock.withLock { callback(update) } }
+}

@@ -1,0 +1,172 @@
+import AsyncHTTPClient
+import Logging
+import LivePlayCore
+import LivePlayTransport
+
+/// One download from start to end: fetches what the entry does not hold yet, with `Range` and `If-Range`,
+/// retrying a lost connection as the ``ReconnectPolicy`` says, until the file is whole, it fails, or it is
+/// told to stop.
+struct Transfer: Sendable {
+    let id: Int
+    let url: String
+    let cache: MediaCache
+    let options: DownloadOptions
+    let client: HTTPClient
+    let logger: Logger
+    let signal: StopSignal
+    let report: @Sendable (DownloadUpdate) -> Void
+
+    /// What the fetching child ended with: whether the file is whole (`nil`: cut short by cancellation), and
+    /// what the entry holds.
+    private struct Fetched: Sendable {
+        var completed: Bool?
+        var heldBytes: Int64
+        var length: Int64?
+    }
+
+    /// Whether the file is complete in the cache.
+    func run() async -> Bool {
+        // Races the work against a stop, so a pause or cancel does not wait for a read to time out.
+        let fetched = await withTaskGroup(of: Fetched?.self) { group in
+            group.addTask { await fetch() }
+            group.addTask {
+                await signal.wait()
+                return nil
+            }
+            var fetched: Fetched?
+            for await result in group {
+                group.cancelAll()
+                if let result { fetched = result }
+            }
+            return fetched
+        }
+        let held = fetched?.heldBytes ?? 0, length = fetched?.length
+        switch signal.reason {
+        case .paused?:
+            report(update(.paused, bytes: held, length: length))
+            return false
+        case .cancelled?, .deleted?:
+            _ = try? cache.delete(url)
+            report(update(.cancelled, bytes: 0, length: length))
+            return false
+        case nil where fetched?.completed == nil:
+            // The run was cancelled: a pause that keeps what is held.
+            report(update(.paused, bytes: held, length: length))
+            return false
+        case nil:
+            return fetched?.completed ?? false
+        }
+    }
+
+    private func fetch() async -> Fetched {
+        let writer: CacheWriter
+        do {
+            guard let taken = try cache.writer(for: url) else {
+                let busy = CacheError(.busy, "\(Redaction.url(url)) is being written by another download or playback")
+                return Fetched(completed: failed(busy, bytes: 0), heldBytes: 0)
+            }
+            writer = taken
+        } catch {
+            return Fetched(completed: failed(error, bytes: 0), heldBytes: 0)
+        }
+        let completed = await fetch(into: writer)
+        writer.close()
+        return Fetched(completed: completed, heldBytes: writer.heldBytes, length: writer.entry.length)
+    }
+
+    private func fetch(into writer: CacheWriter) async -> Bool? {
+        let source = HTTPFLVSource(url: url, options: options.transport, client: client, logger: logger)
+        var policy = ReconnectPolicy(retryCount: options.retryCount, retryInterval: options.retryInterval)
+        report(update(.started, bytes: writer.heldBytes, length: writer.entry.length))
+        while true {
+            if Task.isCancelled { return nil }
+            if writer.isComplete {
+                return completed(writer)
+            }
+            let continuation = writer.continuation
+            let connection: any ByteConnection
+            do {
+                try cache.checkFreeSpace()
+                if let continuation {
+                    connection = source.makeConnection(continuingAt: continuation.offset, ifRange: continuation.validator)
+                } else {
+                    try writer.truncate()
+                    connection = source.makeConnection()
+                }
+            } catch {
+                return failed(error, bytes: writer.heldBytes)
+            }
+            var file: RemoteFile?
+            var reported = writer.heldBytes
+            do {
+                while let event = try await connection.next() {
+                    switch event {
+                    case .remoteFile(let remote):
+                        if let continuation, remote.bodyStart == 0 {
+                            logger.info("the file changed on the server", metadata: ["held": "\(continuation.offset)"])
+                            report(update(.restarted, bytes: 0, length: remote.length))
+                        }
+                        guard try writer.begin(remote) else {
+                            throw TransportError(.protocolViolation, "the server sent bytes from \(remote.bodyStart), not \(writer.heldBytes)")
+                        }
+                        file = remote
+                        reported = writer.heldBytes
+                        policy.mediaReceived()
+                    case .bytes(let bytes):
+                        guard file != nil else {
+                            await connection.close()
+                            return failed(
+                                CacheError(.notAFile, "\(Redaction.url(url)) has no Content-Length: a live stream (use --record)"),
+                                bytes: 0)
+                        }
+                        try writer.append(bytes)
+                        if writer.heldBytes - reported >= options.progressEvery {
+                            reported = writer.heldBytes
+                            report(update(.progress, bytes: writer.heldBytes, length: file?.length))
+                        }
+                    default:
+                        break
+                    }
+                }
+                await connection.close()
+                try writer.finish()
+                if writer.isComplete { return completed(writer) }
+                throw TransportError(.serverClosed, "the body ended at \(writer.heldBytes) of \(file?.length ?? 0) bytes")
+            } catch let error as CacheError {
+                await connection.close()
+                return failed(error, bytes: writer.heldBytes)
+            } catch {
+                await connection.close()
+                if Task.isCancelled { return nil }
+                let lost = error as? TransportError ?? TransportError(.readFailed, "\(error)")
+                guard case .retry(_, let delay) = policy.connectionLost() else {
+                    return failed(CacheError(.transportFailed, lost.message), bytes: writer.heldBytes)
+                }
+                report(update(.retrying, bytes: writer.heldBytes, length: writer.entry.length))
+                do {
+                    try await Task.sleep(for: delay)
+                } catch {
+                    return nil
+                }
+            }
+        }
+    }
+
+    private func completed(_ writer: CacheWriter) -> Bool {
+        var done = update(.completed, bytes: writer.heldBytes, length: writer.entry.length)
+        done.path = writer.path
+        report(done)
+        return true
+    }
+
+    private func failed(_ error: CacheError, bytes: Int64) -> Bool {
+        var failure = update(.failed, bytes: bytes, length: nil)
+        failure.error = error
+        report(failure)
+        return false
+    }
+
+    private func update(_ kind: DownloadUpdate.Kind, bytes: Int64, length: Int64?) -> DownloadUpdate {
+        DownloadUpdate(id: id, url: Redaction.url(url), kind: kind, bytes: bytes, length: length)
+    }
+}
