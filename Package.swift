@@ -102,7 +102,7 @@ let package = Package(
             name: "LivePlay",
             dependencies: [
                 "LivePlayCore", "LivePlayFLV", "LivePlayTransport", "LivePlayDecode", "LivePlayBuffering",
-                "LivePlayRecording",
+                "LivePlayRecording", "LivePlayCache",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

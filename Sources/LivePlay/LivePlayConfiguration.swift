@@ -1,4 +1,5 @@
 public import LivePlayBuffering
+public import LivePlayCache
 public import LivePlayDecode
 public import LivePlayTransport
 
@@ -33,6 +34,9 @@ public struct LivePlayConfiguration: Sendable {
     /// Records what arrives from the start of playback (`nil`: not; ``PlaybackControl/startRecording(_:)`` starts
     /// one while playing).
     public var recording: RecordingOptions?
+    /// HTTP media on demand plays through this cache (docs/cache.md): a complete entry from disk with no
+    /// request, a partial one from disk and then `Range`, a new one written as it plays. `nil`: no cache.
+    public var cache: MediaCache?
 
     public init(
         connectRetryCount: Int = 3, connectRetryInterval: Duration = .seconds(3), enableMessage: Bool = false,

@@ -1,5 +1,6 @@
 import Foundation
 import LivePlayBuffering
+import LivePlayCache
 public import LivePlayCore
 import LivePlayDecode
 import LivePlayFLV
@@ -115,7 +116,10 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             return try await ConnectionSupervisor.withSource(
                 for: url, options: configuration.transport, logger: logger, sleep: sleep
             ) { source in
-                await play(source)
+                if let cache = configuration.cache, let network = source as? HTTPFLVSource {
+                    return await play(CachingSource(network: network, cache: cache))
+                }
+                return await play(source)
             }
         } catch where error.code == .invalidURL {
             return reporter.fail(.fileNotFound, "\(Redaction.url(url)) cannot be played: \(error.message)")

@@ -1,4 +1,5 @@
 public import LivePlayBuffering
+public import LivePlayCache
 public import LivePlayCore
 public import LivePlayDecode
 public import LivePlayFLV
@@ -47,6 +48,16 @@ public typealias ByteSource = LivePlayTransport.ByteSource
 public typealias ByteConnection = LivePlayTransport.ByteConnection
 public typealias TransportEvent = LivePlayTransport.TransportEvent
 public typealias TransportError = LivePlayTransport.TransportError
+
+// The cache and the downloader (LivePlayCache): media on demand kept on disk to play again.
+public typealias MediaCache = LivePlayCache.MediaCache
+public typealias CacheEntry = LivePlayCache.CacheEntry
+public typealias CacheKeys = LivePlayCache.CacheKeys
+public typealias CacheError = LivePlayCache.CacheError
+public typealias Downloader = LivePlayCache.Downloader
+public typealias DownloadOptions = LivePlayCache.DownloadOptions
+public typealias DownloadUpdate = LivePlayCache.DownloadUpdate
+public typealias RemoteFile = LivePlayTransport.RemoteFile
 
 // Latency modes and the engine's figures (LivePlayBuffering).
 public typealias LatencyMode = LivePlayBuffering.LatencyMode

@@ -15,7 +15,7 @@ struct LivePlayCommand: AsyncParsableCommand {
             `liveplay --generate-completion-script bash` (or zsh, fish).
             """,
         version: version,
-        subcommands: [PlayCommand.self, InspectCommand.self],
+        subcommands: [PlayCommand.self, InspectCommand.self, DownloadCommand.self],
         defaultSubcommand: PlayCommand.self
     )
 
@@ -49,8 +49,9 @@ struct LivePlayCommand: AsyncParsableCommand {
             SUBCOMMANDS:
               play (default)          Play a stream or file (the options above).
               inspect                 Describe an FLV file or live URL; list packets or frames as JSON.
+              download                Download HTTP FLV files into the media cache; run again to resume.
 
-              See 'liveplay help inspect' for its options; 'liveplay --version' prints the version.
+              See 'liveplay help inspect' and 'liveplay help download' for their options; 'liveplay --version' prints the version.
             """
         return text
     }

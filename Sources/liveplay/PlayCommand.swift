@@ -108,6 +108,12 @@ struct PlayCommand: AsyncParsableCommand {
     @OptionGroup(title: "Outputs")
     var outputs: OutputOptions
 
+    @Flag(name: .customLong("media-cache"), help: "Play media on demand (HTTP files) through the media cache: kept as it plays, played from disk next time (docs/cache.md).")
+    var usesMediaCache = false
+
+    @OptionGroup(title: "Media cache")
+    var mediaCache: MediaCacheOptions
+
     @Flag(help: "Accept TLS certificates that cannot be verified (self-signed; testing only).")
     var insecure = false
 
@@ -245,7 +251,7 @@ struct PlayCommand: AsyncParsableCommand {
         }
         let presented = PresentedFrames(limit: frames, log: traceFrames ? log : nil, stop: stop)
         let player = LivePlayer(
-            configuration: makeConfiguration(), videoSink: VideoFanOut([presented] + sinks.video),
+            configuration: try makeConfiguration(), videoSink: VideoFanOut([presented] + sinks.video),
             audioSink: sinks.audio, arrivalTap: sinks.arrivals, logger: Self.logger(level))
         let report = RunReport(log: log, target: shown)
         player.listener = report
@@ -269,7 +275,7 @@ struct PlayCommand: AsyncParsableCommand {
         let showSecrets = showSecrets
         let switcher = targets.count > 1
             ? StreamSwitcher(
-                urls: targets, player: player, configuration: makeConfiguration(), preload: preload, log: log,
+                urls: targets, player: player, configuration: try makeConfiguration(), preload: preload, log: log,
                 show: { showSecrets ? $0 : Redaction.url($0) },
                 onSwitch: { [window = frontEnd?.window] shown in window?.setTitle("liveplay — \(shown)") })
             : nil
@@ -328,7 +334,7 @@ struct PlayCommand: AsyncParsableCommand {
         if status != ExitStatus.success { throw ExitCode(status) }
     }
 
-    private func makeConfiguration() -> LivePlayConfiguration {
+    private func makeConfiguration() throws -> LivePlayConfiguration {
         var transport = TransportOptions(
             connectTimeout: .seconds(connectTimeout), noDataTimeout: .seconds(readTimeout),
             headers: headers.compactMap(HTTPHeaderField.init(parsing:)), allowsInsecureTLS: insecure)
@@ -344,6 +350,7 @@ struct PlayCommand: AsyncParsableCommand {
             transport: transport, latency: latency)
         configuration.startPosition = start.map { .seconds($0) }
         configuration.recording = outputs.recording
+        if usesMediaCache || mediaCache.mediaCacheDir != nil { configuration.cache = try mediaCache.open() }
         return configuration
     }
 

@@ -1,0 +1,128 @@
+import Foundation
+import LivePlayTesting
+import Testing
+
+@testable import liveplay
+
+/// `liveplay download` and `liveplay URL --media-cache` against nginx serving files: what the server's access log
+/// shows of each request, and what a person finds in the cache.
+@Suite(.serialized) struct MediaCacheCommandTests {
+    /// nginx serving a copy of `fixture` as `name`, the cache directory to use, and the copy's path.
+    static func serve(_ source: String, as name: String, rateLimit: Int? = nil) throws -> (NginxRTMPServer, String, String)? {
+        let root = NSTemporaryDirectory() + "liveplay-media-cache-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: root + "/files", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: source, toPath: root + "/files/" + name)
+        do {
+            return (try NginxRTMPServer(staticFiles: root + "/files", rateLimit: rateLimit), root + "/cache", root + "/files/" + name)
+        } catch {
+            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("nginx is needed under CI: \(error)") }
+            return nil
+        }
+    }
+
+    static func requests(_ server: NginxRTMPServer) -> [String] {
+        server.accessLog.split(separator: "\n").map(String.init)
+    }
+
+    /// `liveplay download URL --media-cache-dir CACHE`, started and left running.
+    static func startDownload(_ url: String, cache: String) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Binary.path)
+        process.arguments = ["download", url, "--media-cache-dir", cache]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    static func sha256(_ path: String) throws -> String {
+        String(try ExternalTool.check("sha256sum", [path]).text.prefix(64))
+    }
+
+    @Test func theSecondPlayComesFromTheCacheWithNoRequest() throws {
+        let source = try Fixture.h264BFramesAAC.path()
+        guard let (server, cache, _) = try Self.serve(source, as: "vod.flv") else { return }
+        defer { server.stop() }
+        let url = server.fileURL("vod.flv") + "?token=s3cr3t"
+        let arguments = [url, "--media-cache-dir", cache, "--volatile-param", "token", "--trace-frames", "--json"]
+        let first = try Binary.run(arguments)
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(Self.requests(server).count == 1, "\(Self.requests(server))")
+        // Another token, the same file: played from disk.
+        let second = try Binary.run(arguments.map { $0 == url ? server.fileURL("vod.flv") + "?token=other" : $0 })
+        #expect(second.status == 0, "\(second.standardError)")
+        #expect(Self.requests(server).count == 1, "no request the second time: \(Self.requests(server))")
+        let expected = try OnDemandTests.pictures(source)
+        #expect(try OnDemandTests.frames(first.text).map(\.pts) == expected)
+        #expect(try OnDemandTests.frames(second.text).map(\.pts) == expected, "the same pictures from the cache")
+        let codes = try EdgeTests.codes(second.text)
+        #expect(codes.contains(2006), "played to its end: \(codes)")
+        let list = try Binary.run(["download", "--list", "--media-cache-dir", cache])
+        #expect(list.text.contains("\"complete\":true") && !list.text.contains("s3cr3t"), "\(list.text)")
+    }
+
+    @Test func aPartialEntryPlaysWhatItHoldsAndFetchesTheRestWithRange() throws {
+        let source = try Fixture.h264BFramesAAC.path()
+        guard let (server, cache, copy) = try Self.serve(source, as: "part.flv", rateLimit: 32 << 10) else { return }
+        defer { server.stop() }
+        let url = server.fileURL("part.flv")
+        // A download stopped part-way (SIGTERM pauses it) leaves a partial entry.
+        let process = try Self.startDownload(url, cache: cache)
+        Thread.sleep(forTimeInterval: 1.5)
+        process.terminate()
+        process.waitUntilExit()
+        let list = try Binary.run(["download", "--list", "--media-cache-dir", cache]).text
+        #expect(list.contains("\"complete\":false"), "\(list)")
+        let output = try Binary.run([url, "--media-cache-dir", cache, "--trace-frames", "--json"])
+        #expect(output.status == 0, "\(output.standardError)")
+        #expect(try OnDemandTests.frames(output.text).map(\.pts) == OnDemandTests.pictures(source), "every picture, once")
+        let requests = Self.requests(server)
+        #expect(requests.count == 2 && requests[1].hasPrefix("206 bytes="), "the rest with Range: \(requests)")
+        let after = try Binary.run(["download", "--list", "--media-cache-dir", cache]).text
+        #expect(after.contains("\"complete\":true"), "\(after)")
+        let path = try #require(after.split(separator: "\"path\":\"").last?.split(separator: "\"").first.map(String.init))
+        #expect(try Self.sha256(path) == Self.sha256(copy), "the entry is the file, byte for byte")
+    }
+
+    @Test func aDownloadKilledWithSIGKILLResumesWhereItStopped() throws {
+        var bytes = [UInt8](repeating: 0, count: 4 << 20)
+        for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index &* 2654435761 >> 13) }
+        let seedFile = NSTemporaryDirectory() + "liveplay-killed-\(UUID().uuidString.prefix(8)).flv"
+        try Data(bytes).write(to: URL(fileURLWithPath: seedFile))
+        guard let (server, cache, copy) = try Self.serve(seedFile, as: "big.flv", rateLimit: 2 << 20) else { return }
+        defer { server.stop() }
+        let url = server.fileURL("big.flv")
+        let process = try Self.startDownload(url, cache: cache)
+        Thread.sleep(forTimeInterval: Double.random(in: 0.5...1.5))
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let resumed = try Binary.run(["download", url, "--media-cache-dir", cache])
+        #expect(resumed.status == 0, "\(resumed.standardError)")
+        let lines = resumed.text.split(separator: "\n")
+        let started = try #require(lines.first { $0.contains("\"event\":\"started\"") })
+        print("resumed: \(started)")
+        #expect(!started.contains("\"bytes\":0,"), "went on from what the killed run had written: \(started)")
+        let completed = try #require(lines.first { $0.contains("\"event\":\"completed\"") }, "\(resumed.text)")
+        let path = try #require(completed.split(separator: "\"path\":\"").last?.split(separator: "\"").first.map(String.init))
+        #expect(try Self.sha256(path) == Self.sha256(copy), "byte-identical after the kill")
+        let requests = Self.requests(server)
+        #expect(requests.last?.hasPrefix("206 bytes=") == true, "\(requests)")
+    }
+
+    @Test func optionsAreValidatedAndDocumented() throws {
+        #expect(try Binary.run(["download"]).status == ExitStatus.usage, "no URL")
+        #expect(try Binary.run(["download", "rtmp://127.0.0.1:1/live/a"]).status == ExitStatus.usage, "not HTTP")
+        #expect(try Binary.run(["download", "http://127.0.0.1:1/a.flv", "--max-concurrent", "0"]).status == ExitStatus.usage)
+        #expect(try Binary.run(["http://127.0.0.1:1/a.flv", "--media-cache-entries", "0"]).status == ExitStatus.usage)
+        let download = DownloadCommand.helpMessage(for: DownloadCommand.self)
+        for option in ["--media-cache-dir", "--media-cache-entries", "--min-free", "--volatile-param", "--max-concurrent",
+                       "--delete", "--list"] {
+            #expect(download.contains(option), "download's help lacks \(option)")
+        }
+        let play = LivePlayCommand.helpMessage(for: PlayCommand.self)
+        for option in ["--media-cache", "--media-cache-dir", "--record", "--record-segment"] {
+            #expect(play.contains(option), "play's help lacks \(option)")
+        }
+        #expect(LivePlayCommand.helpText(columns: 100).contains("download"))
+    }
+}
