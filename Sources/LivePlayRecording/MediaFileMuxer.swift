@@ -146,7 +146,9 @@ public final class MediaFileMuxer {
         let kind: RecordingError.Code
         switch code {
         case liveplay_format_averror_enospc(): kind = .diskFull
-        case -Int32(EINVAL) where doing.hasPrefix("write the"): kind = .unsupported
+        // A codec the container cannot carry (HEVC in FLV: "not compatible with flv", ENOSYS in FFmpeg 5.1).
+        case -Int32(EINVAL) where doing.hasPrefix("write the"), -Int32(ENOSYS) where doing.hasPrefix("write the"):
+            kind = .unsupported
         default: kind = .writeFailed
         }
         throw RecordingError(kind, "cannot \(doing): \(message)", errno: code > -4096 ? -code : nil)

@@ -232,4 +232,26 @@ import Testing
         #expect(Set(after.map(\.stutters)).count == 1, "no stutter during the error: \(after.map(\.stutters))")
         #expect(recording.outcome == .stopped)
     }
+
+    /// HEVC: MP4 carries it; libavformat 5.1's FLV muxer does not, and says so as `unsupported`, while playback
+    /// goes on to the end.
+    @Test func hevcRecordsToMP4AndIsUnsupportedInFLV() async throws {
+        let fixture = try HEVCFixture.make(.enhancedRTMP)
+        for format in RecordingFormat.allCases {
+            let path = Self.temporaryPath("hevc.\(format.rawValue)")
+            let recording = await SessionRecording.record(
+                fixture.path, configuration: Self.configuration(RecordingOptions(path: path)), limit: .seconds(20))
+            #expect(recording.outcome == .ended, "\(format): playback went on to the end")
+            switch format {
+            case .mp4:
+                #expect(recording.first(.recordFailed) == nil, "\(recording.codes)")
+                // FFmpeg 5.1 cannot read Enhanced RTMP FLV: the MP4 the fixture was made from is the reference.
+                let sent = try Self.packets(fixture.sourcePath, "v")
+                #expect(try Self.packets(path, "v") == sent, "every HEVC packet, unchanged")
+            case .flv:
+                let failure = try #require(recording.first(.recordFailed), "\(recording.codes)")
+                #expect(failure.parameters["cause"] == .string("unsupported"), "\(failure.message)")
+            }
+        }
+    }
 }
