@@ -12,9 +12,10 @@
 //
 // | stage | job | file |
 // |---|---|---|
-// | ``ConnectionSupervisor`` (LivePlayTransport) | connections, reconnects, FLV framing, goodput; one ordered sequence of events | `ConnectionSupervisor.swift` |
+// | ``ConnectionSupervisor`` (LivePlayTransport) | connections, reconnects, FLV framing, goodput; one ordered sequence of events (with a ``MediaCache``, over a ``CachingSource``, whose file reads and appends run on the playback's thread as a local file's do) | `ConnectionSupervisor.swift` |
 // | ``MediaIntake`` | one timeline across connections, which packets are played (resumes, seeks), codec configurations, wall-clock stamps | `MediaIntake.swift` |
 // | ``PlayOut`` | jitter buffer and latency controller (``PlaybackEngine``), ``DecodeStage``, ``Presenter`` to the sinks; playing out the end | `PlayOut.swift` |
+// | ``Recorder`` (a tap) | the packets taken, as they arrived, to a recording's writer thread; where files begin and end | `Recorder.swift`, `RecordingOutput.swift` |
 // | ``SessionReporter`` | events, startup milestones, statistics, the net status, the summary; the words are ``Reports``' | `SessionReporter.swift`, `SessionReports.swift` |
 //
 // ## Threads
@@ -31,9 +32,10 @@
 // | `liveplay-watch` | each RTMP connection | its handshake deadline and goodput watchdog, which shut the socket down | the connection closes |
 // | a resolver helper (unnamed) | a connection to a host name, not an address | one `getaddrinfo`, which cannot be interrupted | the lookup returns (abandoned after its timeout) |
 // | a writer per file sink (`liveplay-y4m`, `liveplay-pcm`, …) | ``Y4MSink``, ``PCMSink``, ``SnapshotSink`` | writing to the file or pipe | the sink finishes |
+// | `liveplay-record`, one per recording | ``PlaybackControl/startRecording(_:)`` (``Recorder``) | libavformat's muxer, the file's writes and free-space checks | the recording stops and its file is closed |
 // | libdispatch workers (`…qos.overcommit`) | ``LivePlayer``'s serial delivery queue | listener callbacks, one at a time | idle for 5 s |
 //
 // Between them: `TransportHandoff` (supervisor → play loop, bounded, so the transport keeps its
-// backpressure), `ByteHandoff` (the librtmp thread → the supervisor), a writer queue per sink, and the
+// backpressure), `ByteHandoff` (the librtmp thread → the supervisor), a writer queue per sink and recording, and the
 // listener queue. Locks guard state shared with other threads (``PlaybackControl``, the RTMP connection's
 // control); every `@unchecked Sendable` type says why on the line above it.

@@ -193,6 +193,26 @@ public final class LivePlayer: @unchecked Sendable {
         control?.seek(to: position)
     }
 
+    /// Records what arrives, as it arrived, to FLV or fragmented MP4 (TXLivePlayer's `startRecord`; docs/recording.md):
+    /// `LIVEPLAY_EVT_RECORD_BEGIN` / `_PROGRESS` / `_COMPLETE` (9013–9015), `LIVEPLAY_WARNING_RECORD_FAILED` (9102).
+    /// Before playing, the next playback records from its start.
+    public func startRecord(_ options: RecordingOptions) {
+        let control = lock.withLock {
+            if self.control == nil { storedConfiguration.recording = options }
+            return self.control
+        }
+        control?.startRecording(options)
+    }
+
+    /// Finishes the recording (TXLivePlayer's `stopRecord`): its file is closed and reported complete.
+    public func stopRecord() {
+        let control = lock.withLock {
+            if self.control == nil { storedConfiguration.recording = nil }
+            return self.control
+        }
+        control?.stopRecording()
+    }
+
     /// Replaces where pictures go, also while playing: the next picture goes to `sink` (`nil`: nowhere).
     public func setVideoSink(_ sink: (any VideoSink)?) {
         let gate = lock.withLock {
