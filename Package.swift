@@ -150,6 +150,9 @@ let package = Package(
             name: "channel-zapper", dependencies: ["LivePlay"], path: "Samples/ChannelZapper", swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "offline-player", dependencies: ["LivePlay"], path: "Samples/OfflinePlayer", swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "window-player", dependencies: ["LivePlay", "LivePlayWindow"], path: "Samples/WindowPlayer",
             swiftSettings: swiftSettings
         ),

@@ -72,6 +72,22 @@ import Testing
         }
     }
 
+    @Test func theOfflinePlayerDownloadsOnceAndPlaysFromTheCache() throws {
+        let source = try Fixture.h264BFramesAAC.path()
+        guard let (server, cache, _) = try MediaCacheCommandTests.serve(source, as: "offline.flv") else { return }
+        defer { server.stop() }
+        let url = server.fileURL("offline.flv") + "?token=a"
+        let first = try ExternalTool.run(Self.executable("offline-player"), [url, cache])
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(first.text.contains("offline-player: completed"), "\(first.text)")
+        let pictures = try OnDemandTests.pictures(source).count
+        #expect(first.text.contains("played \(pictures) pictures from the cache: ended"), "\(first.text)")
+        // Again, under another token: no download, no request.
+        let second = try ExternalTool.run(Self.executable("offline-player"), [server.fileURL("offline.flv") + "?token=b", cache])
+        #expect(second.status == 0 && !second.text.contains("completed"), "\(second.text)")
+        #expect(server.accessLog.split(separator: "\n").count == 1, "one request in all: \(server.accessLog)")
+    }
+
     @Test func theChannelZapperSwitchesThroughPreloadedStreams() async throws {
         let (servers, urls) = try await SwitchCommandTests.threeStreams()
         let output = try ExternalTool.run(
