@@ -37,11 +37,13 @@ SCALE_SECONDS = float(env.get("SCALE_SECONDS", 8 if QUICK else 15))
 PROBE_STEPS = [int(n) for n in env.get("PROBE_STEPS", "50 200" if QUICK else "50 100 200 400").split()]
 DECODE_STEPS = [int(n) for n in env.get("DECODE_STEPS", "2 8" if QUICK else "2 4 8 16").split()]
 PLOT_SECONDS = float(env.get("PLOT_SECONDS", 14 if QUICK else 20))
-SECTIONS = env.get("SECTIONS", "firstframe cpu rss scale plot window zap sessions").split()
+SECTIONS = env.get("SECTIONS", "firstframe cpu rss scale plot window zap sessions record download").split()
 WINDOW_SECONDS = float(env.get("WINDOW_SECONDS", 12 if QUICK else 30))
 ZAP_SWITCHES = int(env.get("ZAP_SWITCHES", 20 if QUICK else 50))
 SESSIONS = int(env.get("SESSIONS", 60 if QUICK else 200))
 MEDIA = env.get("MEDIA_DIR", "")
+DOWNLOAD_MB = int(env.get("DOWNLOAD_MB", 64 if QUICK else 256))
+DOWNLOAD_ROUNDS = int(env.get("DOWNLOAD_ROUNDS", 2 if QUICK else 5))
 
 samples = {}  # key -> list of numbers (the raw data in results.json)
 notes = []  # what went wrong, printed under the tables
@@ -272,6 +274,95 @@ def measure_cpu():
                 cpu = usage.ru_utime + usage.ru_stime
                 add(f"cpu/{stream}/{name}", cpu / seconds)
                 add(f"rss/{stream}/{name}-kB", usage.ru_maxrss)
+
+
+# --- 2b: what keeping media costs: recording while playing, downloading -----------------------------------
+
+def measure_record():
+    """Recording while playing the 720p30 lab stream, against playing it alone: CPU seconds per second, decoding
+    and in probe mode; ffmpeg `-c copy` to MP4 (the field's recorder, no player) alongside."""
+    seconds = LIVE_SECONDS
+    out = f"{WORK}/record"
+    os.makedirs(out, exist_ok=True)
+    base = [f"{BIN}/liveplay", LAB, "--duration", str(seconds), "--json"]
+    commands = {
+        "alone": base,
+        "record-mp4": base + ["--record", f"{out}/r.mp4"],
+        "record-flv": base + ["--record", f"{out}/r.flv"],
+        "probe": base + ["--no-decode"],
+        "probe-record-mp4": base + ["--no-decode", "--record", f"{out}/p.mp4"],
+        "ffmpeg-copy-mp4": ["ffmpeg", "-v", "error", "-y", "-i", LAB, "-t", str(seconds), "-c", "copy",
+                            "-movflags", "frag_keyframe+empty_moov", "-f", "mp4", f"{out}/f.mp4"],
+    }
+    names = list(commands)
+    for round_index in range(LIVE_ROUNDS):
+        order = names[round_index % len(names):] + names[:round_index % len(names)]
+        for name in order:
+            log(f"record round {round_index + 1}/{LIVE_ROUNDS}: {name}")
+            wall, status, usage = run_to_exit(commands[name], seconds + 20)
+            if wall is None or status != 0:
+                notes.append(f"record {name}: timeout or exit status {status}")
+                continue
+            add(f"record/{name}", (usage.ru_utime + usage.ru_stime) / seconds)
+            add(f"record/{name}-rss-kB", usage.ru_maxrss)
+
+
+def measure_download():
+    """`liveplay download` into an empty cache against curl, one file from nginx on loopback: MB/s of wall time and
+    CPU seconds, round by round, the order alternating."""
+    directory = f"{WORK}/download"
+    files = f"{directory}/files"
+    os.makedirs(files, exist_ok=True)
+    name = f"file-{DOWNLOAD_MB}M.flv"
+    path = f"{files}/{name}"
+    if not os.path.exists(path) or os.path.getsize(path) != DOWNLOAD_MB << 20:
+        with open(path, "wb") as handle:
+            for _ in range(DOWNLOAD_MB):
+                handle.write(os.urandom(1 << 20))
+    port = free_port()
+    conf = f"{directory}/nginx.conf"
+    with open(conf, "w") as handle:
+        handle.write(f"daemon off; master_process off; pid {directory}/nginx.pid; error_log {directory}/error.log;\n"
+                     f"events {{ worker_connections 64; }}\n"
+                     f"http {{ access_log off; server {{ listen 127.0.0.1:{port}; root {files}; }} }}\n")
+    nginx = subprocess.Popen(["/usr/sbin/nginx", "-p", directory, "-c", conf, "-e", f"{directory}/error.log"],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
+    try:
+        url = f"http://127.0.0.1:{port}/{name}"
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            try:
+                urllib.request.urlopen(url, timeout=1).close()
+                break
+            except Exception:
+                time.sleep(0.1)
+        cache = f"{directory}/cache"
+        commands = {
+            "liveplay": [f"{BIN}/liveplay", "download", url, "--media-cache-dir", cache],
+            "curl": ["curl", "-s", "-o", f"{directory}/curl.flv", url],
+        }
+        for round_index in range(DOWNLOAD_ROUNDS):
+            order = ["liveplay", "curl"] if round_index % 2 == 0 else ["curl", "liveplay"]
+            for tool in order:
+                subprocess.run(["rm", "-rf", cache, f"{directory}/curl.flv"], check=False)
+                log(f"download round {round_index + 1}/{DOWNLOAD_ROUNDS}: {tool}")
+                wall, status, usage = run_to_exit(commands[tool], 120)
+                if wall is None or status != 0:
+                    notes.append(f"download {tool}: timeout or exit status {status}")
+                    continue
+                add(f"download/{tool}-MBps", (DOWNLOAD_MB << 20) / wall / 1e6)
+                add(f"download/{tool}-cpu", usage.ru_utime + usage.ru_stime)
+    finally:
+        kill_group(nginx)
+        nginx.wait()
+
+
+def free_port():
+    import socket
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 # --- 3a: channel zapping and sessions one after another --------------------------------------------------
@@ -772,6 +863,35 @@ def report(scale, series):
             out(f"| {stream} | {a} | {p} | {f} | {am / fm:.3f} | {r} |" if am and fm else f"| {stream} | {a} | {p} |"
                 f" {f} | — | {r} |")
         out("")
+    # Recording.
+    if any(k.startswith("record/") for k in samples):
+        out(f"### Recording while playing, 720p30 2 Mbit/s lab stream: CPU seconds per stream second ({LIVE_SECONDS:g} s)"
+            " — lower is better")
+        out("")
+        out("| run | CPU s/s | / playing alone | peak RSS MB |")
+        out("|---|---|---|---|")
+        for name, baseline in (("alone", "alone"), ("record-mp4", "alone"), ("record-flv", "alone"),
+                               ("probe", "probe"), ("probe-record-mp4", "probe"), ("ffmpeg-copy-mp4", "probe")):
+            text, median = cell(f"record/{name}", 1, 4)
+            _, base = cell(f"record/{baseline}", 1, 4)
+            ratio = f"{median / base:.2f}" if median and base else "—"
+            rss, _ = cell(f"record/{name}-rss-kB", 1 / 1024, 1)
+            out(f"| {name} | {text} | {ratio if name != baseline else '1'} | {rss} |")
+        out("")
+        out("`ffmpeg-copy-mp4` (`ffmpeg -i URL -c copy`, no player) is compared with liveplay's probe mode.")
+        out("")
+    # Downloads.
+    if any(k.startswith("download/") for k in samples):
+        out(f"### Download throughput, a {DOWNLOAD_MB} MiB file from nginx on loopback, MB/s — higher is better")
+        out("")
+        out("| tool | MB/s | CPU s | liveplay / curl |")
+        out("|---|---|---|---|")
+        _, ours = cell("download/liveplay-MBps", 1, 0)
+        for tool in ("liveplay", "curl"):
+            text, median = cell(f"download/{tool}-MBps", 1, 0)
+            cpu, _ = cell(f"download/{tool}-cpu", 1, 2)
+            out(f"| {tool} | {text} | {cpu} | {f'{ours / median:.2f}' if ours and median else '—'} |")
+        out("")
     # RSS.
     if any(k.startswith("rssmulti/") for k in samples):
         out(f"### Peak RSS of N players in one process ({RSS_SECONDS:g} s of 720p30 each), MB")
@@ -975,6 +1095,10 @@ def main():
         measure_zap()
     if "sessions" in SECTIONS:
         measure_sessions()
+    if "record" in SECTIONS:
+        measure_record()
+    if "download" in SECTIONS:
+        measure_download()
     if "plot" in SECTIONS:
         try:
             series = measure_plot()
