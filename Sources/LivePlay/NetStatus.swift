@@ -59,6 +59,8 @@ public struct NetStatus: Sendable, Hashable {
     public var framesShown: Int
     public var reconnects: Int
     public var mode: String
+    /// Media bytes received in this session so far (`received_bytes`).
+    public var receivedBytes: Int64 = 0
 
     /// The status as TXLivePlayer's `onNetStatus` dictionary, plus liveplay's lowercase keys.
     public var dictionary: [String: PlayEventValue] {
@@ -92,6 +94,7 @@ public struct NetStatus: Sendable, Hashable {
             "frames_shown": .int(Int64(framesShown)),
             "reconnects": .int(Int64(reconnects)),
             "mode": .string(mode),
+            "received_bytes": .int(receivedBytes),
             "video_codec": .string(videoCodec),
             "audio_codec": .string(audioCodec),
             "audio_sample_rate": .int(Int64(audioSampleRate)),
@@ -110,6 +113,7 @@ public struct NetStatus: Sendable, Hashable {
         "NET_STATUS_AV_RECV_INTERVAL", "NET_STATUS_AV_PLAY_INTERVAL", "NET_STATUS_VIDEO_GOP", "NET_STATUS_AUDIO_INFO",
         "state", "latency_ms", "e2e_latency_ms", "target_ms", "rate", "stutters", "stutter_ms", "dropped_frames",
         "frames_shown", "reconnects", "mode", "video_codec", "audio_codec", "audio_sample_rate", "audio_channels",
+        "received_bytes",
     ]
 
     private static func rounded(_ value: Double) -> Double { (value * 10).rounded() / 10 }

@@ -380,7 +380,8 @@ enum Reports {
             stutterMilliseconds: Int(statistics.stutterTime.milliseconds),
             droppedFrames: engine.buffer.droppedVideoFrames + presenter.droppedVideoFrames,
             framesShown: statistics.framesShown, reconnects: statistics.reconnects,
-            mode: LatencyMode(matching: engine.parameters)?.rawValue ?? "custom")
+            mode: LatencyMode(matching: engine.parameters)?.rawValue ?? "custom",
+            receivedBytes: Int64(statistics.receivedBytes))
     }
 
     /// `LIVEPLAY_EVT_SESSION_SUMMARY`: how the whole session went.
