@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.25.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.1.0"),
     ],
     targets: [
         // C libraries, each imported by exactly one wrapper module.
@@ -108,6 +109,19 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "LivePlayWindow", dependencies: ["LivePlay", "CSDL2"], swiftSettings: swiftSettings),
+        // Many streams in one process for a Prometheus stack: metrics, the HTTP endpoints, sharding.
+        .target(
+            name: "LivePlayMonitor",
+            dependencies: [
+                "LivePlay",
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "liveplay",
             dependencies: [
@@ -116,6 +130,8 @@ let package = Package(
                 "LivePlayRecording",
                 // `--window`: the SDL2 window and sound device (front ends that do not ask for them do not link SDL).
                 "LivePlayWindow",
+                // `monitor`: Prometheus metrics and sharding over many streams.
+                "LivePlayMonitor",
                 // Only for the built-in demo: the lab's live server, started in-process.
                 "LivePlayLab",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -214,6 +230,12 @@ let package = Package(
                 "LivePlayCache", "LivePlayTransport", "LivePlayTesting", "LivePlayLab",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LivePlayMonitorTests",
+            dependencies: ["LivePlayMonitor", "LivePlay", "LivePlayTesting", "LivePlayLab",
+                           .product(name: "Prometheus", package: "swift-prometheus")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

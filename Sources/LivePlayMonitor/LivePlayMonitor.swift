@@ -1,0 +1,16 @@
+// # LivePlayMonitor
+//
+// Many streams watched in one process, in the shape a Prometheus stack expects (docs/monitoring.md): a front end
+// over `LivePlay`, like the window.
+//
+// | type | job |
+// |---|---|
+// | ``StreamList`` | the operator's list (`ID URL [options]` lines), and IDs derived from URLs (never a token) |
+// | ``Shard`` | which streams this replica keeps: rendezvous hashing on the stream ID, no coordinator |
+// | ``MonitorPlan`` | what a new list changes: streams to start, stop and restart (pure) |
+// | ``StreamMetrics`` | one stream's Prometheus series, fed by its player's events and net status |
+// | ``Monitor`` | plays every stream of the shard, reconnecting forever with a backoff; reloads a list |
+// | ``MetricsServer`` | HTTP: `/metrics`, `/healthz`, `/probe?target=URL&seconds=S` (the multi-target exporter pattern) |
+//
+// Metrics go to swift-prometheus's `PrometheusCollectorRegistry` directly, with HELP text for every family
+// (`promtool check metrics` lints a family without it; the swift-metrics facade has no place for it).

@@ -1,0 +1,133 @@
+import Foundation
+public import LivePlay
+public import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Prometheus
+
+/// The monitor's HTTP face, on SwiftNIO: `GET /metrics` (the registry in Prometheus's text format, every stream's
+/// last-event age brought up to now first), `GET /healthz` (liveness: `ok`), and `GET /probe?target=URL&seconds=S`
+/// (Prometheus's multi-target exporter pattern, as blackbox_exporter: plays the target for S seconds, at most
+/// ``maximumProbeSeconds``, and answers with `liveplay_probe_success` and that probe's figures). Everything else is
+/// 404. One structured ``run(onBound:)``; cancelling it closes the listener and every connection.
+public struct MetricsServer: Sendable {
+    public let host: String
+    public let port: Int
+    public let monitor: Monitor
+    public let probeConfiguration: LivePlayConfiguration
+    private let logger: Logger
+
+    public static let maximumProbeSeconds = 120.0
+
+    public init(
+        host: String, port: Int, monitor: Monitor,
+        probeConfiguration: LivePlayConfiguration = LivePlayConfiguration(decodes: false),
+        logger: Logger = Logger(label: "liveplay.metrics")
+    ) {
+        self.host = host
+        self.port = port
+        self.monitor = monitor
+        self.probeConfiguration = probeConfiguration
+        self.logger = logger
+    }
+
+    /// Listens until cancelled. `onBound` gets the port it listens on (useful with port 0).
+    public func run(onBound: @Sendable (Int) -> Void = { _ in }) async throws {
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .bind(host: host, port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(wrappingChannelSynchronously: channel)
+                }
+            }
+        onBound(server.channel.localAddress?.port ?? port)
+        try await withThrowingDiscardingTaskGroup { group in
+            try await server.executeThenClose { connections in
+                for try await connection in connections {
+                    group.addTask { await serve(connection) }
+                }
+            }
+        }
+    }
+
+    private func serve(_ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async {
+        do {
+            try await connection.executeThenClose { inbound, outbound in
+                var head: HTTPRequestHead?
+                for try await part in inbound {
+                    switch part {
+                    case .head(let request): head = request
+                    case .body: break
+                    case .end:
+                        guard let request = head else { return }
+                        let (status, type, body) = await respond(to: request)
+                        var headers = HTTPHeaders([("Content-Type", type), ("Content-Length", String(body.utf8.count))])
+                        if !request.isKeepAlive { headers.add(name: "Connection", value: "close") }
+                        try await outbound.write(.head(HTTPResponseHead(version: request.version, status: status, headers: headers)))
+                        if request.method != .HEAD { try await outbound.write(.body(.byteBuffer(ByteBuffer(string: body)))) }
+                        try await outbound.write(.end(nil))
+                        head = nil
+                        if !request.isKeepAlive { return }
+                    }
+                }
+            }
+        } catch {
+            logger.debug("metrics connection ended", metadata: ["error": "\(error)"])
+        }
+    }
+
+    static let exposition = "text/plain; version=0.0.4; charset=utf-8"
+
+    private func respond(to request: HTTPRequestHead) async -> (HTTPResponseStatus, String, String) {
+        guard request.method == .GET || request.method == .HEAD else {
+            return (.methodNotAllowed, "text/plain", "GET only\n")
+        }
+        let components = URLComponents(string: request.uri)
+        switch components?.path {
+        case "/metrics":
+            monitor.refresh()
+            return (.ok, Self.exposition, monitor.registry.emitToString())
+        case "/healthz":
+            return (.ok, "text/plain", "ok\n")
+        case "/probe":
+            let items = components?.queryItems ?? []
+            guard let target = items.first(where: { $0.name == "target" })?.value, !target.isEmpty,
+                (try? StreamURL.kind(of: target)) != nil
+            else { return (.badRequest, "text/plain", "probe needs target=URL (an HTTP-FLV, RTMP or file URL)\n") }
+            let seconds = items.first { $0.name == "seconds" }?.value.flatMap(Double.init) ?? 5
+            guard seconds.isFinite, seconds > 0, seconds <= Self.maximumProbeSeconds else {
+                return (.badRequest, "text/plain", "seconds must be more than 0 and at most \(Self.maximumProbeSeconds)\n")
+            }
+            let figures = await Probe.run(target, for: .milliseconds(Int64(seconds * 1000)), configuration: probeConfiguration)
+            return (.ok, Self.exposition, figures)
+        default:
+            return (.notFound, "text/plain", "not found: /metrics, /healthz, /probe?target=URL&seconds=S\n")
+        }
+    }
+}
+
+/// One probe: plays a target for a while with a registry of its own, and says whether it played.
+enum Probe {
+    static func run(_ target: String, for duration: Duration, configuration: LivePlayConfiguration) async -> String {
+        let registry = PrometheusCollectorRegistry()
+        let metrics = StreamMetrics(id: "probe", registry: registry)
+        let listener = StreamListener(
+            metrics: metrics, protocol: ((try? StreamURL.kind(of: target)) ?? .httpFLV).rawValue, other: nil)
+        let player = LivePlayer(configuration: configuration)
+        player.listener = listener
+        let started = ContinuousClock.now
+        let stop = StreamStop()
+        async let outcome = stop.race { await player.run(url: target) }
+        try? await Task.sleep(for: duration)
+        stop.fire()
+        let ended = await outcome
+        metrics.refresh()
+        let success = listener.played && (ended == nil || ended == .ended)
+        registry.gauge(.probeSuccess).set(to: success ? 1.0 : 0.0)
+        registry.gauge(.probeDuration).set(to: (ContinuousClock.now - started).secondsValue)
+        return registry.emitToString()
+    }
+}

@@ -1,0 +1,283 @@
+import Foundation
+public import LivePlay
+public import Prometheus
+
+/// What the monitor itself does to a stream, for the log (its players' events go to their own listeners).
+public struct MonitorNote: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable {
+        /// A player starts (the first time, after a change of the list, or after a backoff).
+        case started
+        /// The player gave up (its reconnects failed) or the stream ended: down until the next start.
+        case down
+        /// The stream left the list, or its line changed (then `started` follows).
+        case stopped
+    }
+
+    public var stream: String
+    public var kind: Kind
+    /// `down`: how long until the next start.
+    public var retryIn: Duration?
+    public var outcome: String?
+}
+
+/// How the monitor plays each stream.
+public struct MonitorOptions: Sendable {
+    /// Every stream's starting point: probe mode (no decoding) unless a line says `--decode`.
+    public var configuration: LivePlayConfiguration
+    /// Wait before starting a player that gave up again: doubled each time up to ``maximumBackoff``, back to
+    /// ``initialBackoff`` once the stream played.
+    public var initialBackoff: Duration
+    public var maximumBackoff: Duration
+
+    public init(
+        configuration: LivePlayConfiguration = LivePlayConfiguration(decodes: false), initialBackoff: Duration = .seconds(2),
+        maximumBackoff: Duration = .seconds(60)
+    ) {
+        self.configuration = configuration
+        self.initialBackoff = initialBackoff
+        self.maximumBackoff = maximumBackoff
+    }
+
+    /// The configuration for one stream: its line's `--decode` and `--mode auto|speed|smooth`.
+    public func configuration(for stream: MonitoredStream) -> LivePlayConfiguration {
+        var configuration = configuration
+        var words = stream.options[...]
+        while let word = words.popFirst() {
+            switch word {
+            case "--decode": configuration.decodes = true
+            case "--mode":
+                if let mode = words.popFirst().flatMap(LatencyMode.init(rawValue:)) { configuration.latency = .preset(mode) }
+            default: break
+            }
+        }
+        return configuration
+    }
+
+    /// The options a stream's line may carry.
+    public static func check(_ stream: MonitoredStream) -> String? {
+        var words = stream.options[...]
+        while let word = words.popFirst() {
+            switch word {
+            case "--decode": continue
+            case "--mode":
+                guard words.popFirst().flatMap(LatencyMode.init(rawValue:)) != nil else {
+                    return "--mode takes auto, speed or smooth"
+                }
+            default: return "unknown option \(word) (a line takes --decode and --mode M)"
+            }
+        }
+        return nil
+    }
+}
+
+/// Plays every stream of a list that belongs to this shard, each with TXLivePlayer's reconnect policy and, when
+/// that gives up, again after a backoff, for as long as the stream is on the list: a monitor never gives up on a
+/// stream, it reports it down (docs/monitoring.md). ``load(_:)`` replaces the list; only the streams whose line
+/// changed restart, the others keep playing and keep their counters.
+///
+/// One structured ``run()``: a child task per stream; cancelling it stops them all.
+///
+/// `@unchecked Sendable`: the wanted list, the stop signals and the metrics are read and written under `lock`.
+public final class Monitor: @unchecked Sendable {
+    public let shard: Shard
+    public let options: MonitorOptions
+    public let registry: PrometheusCollectorRegistry
+    private let listeners: @Sendable (MonitoredStream) -> (any LivePlayListener)?
+    private let onNote: @Sendable (MonitorNote) -> Void
+    private let lock = NSLock()
+    private var wanted: [MonitoredStream] = []
+    private var running: [String: (stream: MonitoredStream, stop: StreamStop)] = [:]
+    private var metrics: [String: StreamMetrics] = [:]
+    private let wakes: AsyncStream<Void>
+    private let wake: AsyncStream<Void>.Continuation
+    private let streamCount: Gauge
+
+    /// - Parameters:
+    ///   - listeners: another listener for a stream's players (the CLI's JSON log), besides the metrics.
+    ///   - onNote: what the monitor did to a stream.
+    public init(
+        shard: Shard = .whole, options: MonitorOptions = MonitorOptions(),
+        registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+        listeners: @escaping @Sendable (MonitoredStream) -> (any LivePlayListener)? = { _ in nil },
+        onNote: @escaping @Sendable (MonitorNote) -> Void = { _ in }
+    ) {
+        self.shard = shard
+        self.options = options
+        self.registry = registry
+        self.listeners = listeners
+        self.onNote = onNote
+        (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        streamCount = registry.gauge(.monitorStreams)
+    }
+
+    /// Takes a new list: the streams of this shard play, the rest are left to the other replicas. Returns what
+    /// changes for this shard.
+    @discardableResult
+    public func load(_ streams: [MonitoredStream]) -> MonitorPlan {
+        let mine = streams.filter { shard.owns($0.id) }
+        let plan = lock.withLock {
+            defer { wanted = mine }
+            return MonitorPlan(from: wanted, to: mine)
+        }
+        streamCount.set(to: Double(mine.count))
+        wake.yield()
+        return plan
+    }
+
+    /// The streams this shard watches.
+    public var streams: [MonitoredStream] { lock.withLock { wanted } }
+
+    /// Brings every stream's `liveplay_last_event_age_seconds` up to now: call before a scrape.
+    public func refresh() {
+        let all = lock.withLock { Array(metrics.values) }
+        let now = ContinuousClock.now
+        for stream in all { stream.refresh(at: now) }
+    }
+
+    /// Plays the list until cancelled.
+    public func run() async {
+        await withTaskGroup(of: Void.self) { group in
+            var iterator = wakes.makeAsyncIterator()
+            repeat {
+                for stream in reconcile() {
+                    group.addTask { await self.watch(stream.stream, stop: stream.stop) }
+                }
+            } while await iterator.next() != nil && !Task.isCancelled
+            lock.withLock { for (_, entry) in running { entry.stop.fire() } }
+            group.cancelAll()
+        }
+    }
+
+    /// Stops what left the list or changed, and returns what to start.
+    private func reconcile() -> [(stream: MonitoredStream, stop: StreamStop)] {
+        let (starts, stopped) = lock.withLock { () -> ([(stream: MonitoredStream, stop: StreamStop)], [String]) in
+            let plan = MonitorPlan(from: running.values.map(\.stream), to: wanted)
+            var stopped: [String] = []
+            for id in plan.stop + plan.restart.map(\.id) {
+                running.removeValue(forKey: id)?.stop.fire()
+                stopped.append(id)
+            }
+            for id in plan.stop { metrics.removeValue(forKey: id)?.unregister() }
+            var starts: [(stream: MonitoredStream, stop: StreamStop)] = []
+            for stream in plan.start + plan.restart {
+                let entry = (stream: stream, stop: StreamStop())
+                running[stream.id] = entry
+                if metrics[stream.id] == nil { metrics[stream.id] = StreamMetrics(id: stream.id, registry: registry) }
+                starts.append(entry)
+            }
+            return (starts, stopped)
+        }
+        for id in stopped { onNote(MonitorNote(stream: id, kind: .stopped)) }
+        return starts
+    }
+
+    /// One stream, for as long as it is on the list: play; when the player gives up, down, wait, play again.
+    private func watch(_ stream: MonitoredStream, stop: StreamStop) async {
+        guard let metrics = lock.withLock({ metrics[stream.id] }) else { return }
+        let kind = ((try? StreamURL.kind(of: stream.url)) ?? .httpFLV).rawValue
+        var backoff = options.initialBackoff
+        var first = true
+        while !stop.isFired, !Task.isCancelled {
+            if !first { metrics.reconnect(reason: "restart") }
+            first = false
+            metrics.sessionStarted()
+            onNote(MonitorNote(stream: stream.id, kind: .started))
+            let listener = StreamListener(metrics: metrics, protocol: kind, other: listeners(stream))
+            let player = LivePlayer(configuration: options.configuration(for: stream))
+            player.listener = listener
+            let outcome = await stop.race { await player.run(url: stream.url) }
+            guard !stop.isFired, !Task.isCancelled, let outcome else { return }
+            metrics.set(.down)
+            if listener.played { backoff = options.initialBackoff }
+            onNote(MonitorNote(stream: stream.id, kind: .down, retryIn: backoff, outcome: "\(outcome)"))
+            let wait = backoff
+            guard await stop.race({ try? await Task.sleep(for: wait) }) != nil else { return }
+            backoff = min(backoff * 2, options.maximumBackoff)
+        }
+    }
+}
+
+/// A stream's player (or a probe's) reports to its metrics and to the caller's listener, and remembers whether
+/// media played.
+///
+/// `@unchecked Sendable`: `played` is written under `lock`; the rest is immutable.
+final class StreamListener: LivePlayListener, @unchecked Sendable {
+    let metrics: StreamMetrics
+    let kind: String
+    let other: (any LivePlayListener)?
+    private let lock = NSLock()
+    private var playedFlag = false
+
+    init(metrics: StreamMetrics, protocol kind: String, other: (any LivePlayListener)?) {
+        self.metrics = metrics
+        self.kind = kind
+        self.other = other
+    }
+
+    var played: Bool { lock.withLock { playedFlag } }
+
+    func onPlayEvent(_ event: PlayEvent) {
+        if event.code == .playBegin { lock.withLock { playedFlag = true } }
+        metrics.record(event)
+        other?.onPlayEvent(event)
+    }
+
+    func onNetStatus(_ status: NetStatus) {
+        metrics.update(status, protocol: kind)
+        other?.onNetStatus(status)
+    }
+}
+
+/// Tells one stream's task to stop, and races its work against that.
+///
+/// `@unchecked Sendable`: `fired` and `waiters` are read and written under `lock`.
+final class StreamStop: @unchecked Sendable {
+    private let lock = NSLock()
+    private var fired = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    var isFired: Bool { lock.withLock { fired } }
+
+    func fire() {
+        let waiting = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+            guard !fired else { return [] }
+            fired = true
+            defer { waiters.removeAll() }
+            return waiters
+        }
+        for waiter in waiting { waiter.resume() }
+    }
+
+    /// `work`'s result, or `nil` when the stop came first (the work is cancelled then).
+    func race<T: Sendable>(_ work: @escaping @Sendable () async -> T) async -> T? {
+        await withTaskGroup(of: T?.self) { group in
+            group.addTask { await work() }
+            group.addTask {
+                await self.wait()
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    private func wait() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let now = lock.withLock { () -> Bool in
+                    if fired || Task.isCancelled { return true }
+                    waiters.append(continuation)
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            let waiting = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+                defer { waiters.removeAll() }
+                return waiters
+            }
+            for waiter in waiting { waiter.resume() }
+        }
+    }
+}

@@ -1,0 +1,274 @@
+import Foundation
+public import LivePlay
+public import Prometheus
+
+/// What a monitored stream is doing, as `liveplay_stream_state` names it.
+public enum StreamState: String, Sendable, CaseIterable {
+    /// Media plays.
+    case playing
+    /// Connected, waiting for the buffer to fill (a first start, or after a stall).
+    case loading
+    /// Connecting, or reconnecting after a loss.
+    case connecting
+    /// The player gave up; the monitor tries again after a backoff.
+    case down
+}
+
+/// One stream's Prometheus series, fed by its player's events and net status (docs/monitoring.md). Counters only
+/// grow: the player's per-session totals are turned into increments, and a new session starts from 0 again.
+///
+/// `@unchecked Sendable`: the mutable bookkeeping is read and written under `lock`; the metric objects are
+/// swift-prometheus's own `Sendable` types.
+public final class StreamMetrics: @unchecked Sendable {
+    public let id: String
+    private let registry: PrometheusCollectorRegistry
+    private let lock = NSLock()
+    private let labels: [(String, String)]
+    private let up: Gauge
+    private let states: [StreamState: Gauge]
+    private let latency: Gauge
+    private let buffered: Gauge
+    private let rate: Gauge
+    private let stalls: Counter
+    private let stallSeconds: Counter
+    private let receivedBytes: Counter
+    private let framesShown: Counter
+    private let framesDropped: Counter
+    private let lastEventAge: Gauge
+    private let firstFrame: ValueHistogram
+    private let connect: ValueHistogram
+    private var reconnects: [String: Counter] = [:]
+    private var events: [Int: Counter] = [:]
+    private var info: (key: [String], gauge: Gauge)?
+    /// The current session's totals so far, to turn into increments.
+    private var session = SessionTotals()
+    private var lastEventAt: ContinuousClock.Instant?
+    private var startedSessionTimeline = false
+    /// Unregistered: a player still stopping must not register series again.
+    private var retired = false
+
+    private struct SessionTotals {
+        var stutters = 0
+        var stutterMilliseconds = 0
+        var receivedBytes: Int64 = 0
+        var framesShown = 0
+        var droppedFrames = 0
+    }
+
+    /// Seconds buckets for start-up times: a lab's first frame in milliseconds, a CDN's in a second or two.
+    static let startupBuckets: [Double] = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10]
+
+    public init(id: String, registry: PrometheusCollectorRegistry) {
+        self.id = id
+        self.registry = registry
+        let labels = [("stream", id)]
+        self.labels = labels
+        up = registry.gauge(.up, labels)
+        states = Dictionary(uniqueKeysWithValues: StreamState.allCases.map { state in
+            (state, registry.gauge(.state, labels + [("state", state.rawValue)]))
+        })
+        latency = registry.gauge(.latency, labels)
+        buffered = registry.gauge(.buffered, labels)
+        rate = registry.gauge(.rate, labels)
+        stalls = registry.counter(.stalls, labels)
+        stallSeconds = registry.counter(.stallSeconds, labels)
+        receivedBytes = registry.counter(.receivedBytes, labels)
+        framesShown = registry.counter(.framesShown, labels)
+        framesDropped = registry.counter(.framesDropped, labels)
+        lastEventAge = registry.gauge(.lastEventAge, labels)
+        firstFrame = registry.histogram(.firstFrame, labels, buckets: Self.startupBuckets)
+        connect = registry.histogram(.connect, labels, buckets: Self.startupBuckets)
+        set(.connecting)
+    }
+
+    /// The stream's state; `down` also ends the session's totals (the next session counts from 0).
+    public func set(_ state: StreamState) {
+        up.set(to: state == .playing ? 1.0 : 0.0)
+        for (each, gauge) in states { gauge.set(to: each == state ? 1.0 : 0.0) }
+        if state == .down {
+            lock.withLock {
+                session = SessionTotals()
+                startedSessionTimeline = false
+            }
+        }
+    }
+
+    /// A new session begins (the player started again).
+    public func sessionStarted() {
+        lock.withLock {
+            session = SessionTotals()
+            startedSessionTimeline = false
+        }
+        set(.connecting)
+    }
+
+    public func record(_ event: PlayEvent, at now: ContinuousClock.Instant = .now) {
+        let code = Int(event.code.rawValue)
+        let counter = lock.withLock { () -> Counter? in
+            lastEventAt = now
+            if let counter = events[code] { return counter }
+            guard !retired else { return nil }
+            let counter = registry.counter(.events, labels + [("code", String(code))])
+            events[code] = counter
+            return counter
+        }
+        guard let counter else { return }
+        counter.increment()
+        switch event.code {
+        case .reconnect:
+            reconnect(reason: event.parameters["reason"].flatMap { if case .string(let text) = $0 { text } else { nil } })
+        case .playBegin:
+            let first = lock.withLock {
+                defer { startedSessionTimeline = true }
+                return !startedSessionTimeline
+            }
+            guard first else { return }
+            let shown = milliseconds(event.parameters["startup_first_shown_ms"])
+                ?? milliseconds(event.parameters["startup_first_keyframe_ms"])
+            if let shown { firstFrame.record(Double(shown) / 1000) }
+            if let connected = milliseconds(event.parameters["startup_connected_ms"]) { connect.record(Double(connected) / 1000) }
+        default:
+            break
+        }
+    }
+
+    /// A reconnect, by its reason (`restart`: the monitor started the player again after it gave up).
+    public func reconnect(reason: String?) {
+        let reason = reason.flatMap { Self.reconnectReasons.contains($0) ? $0 : nil } ?? "other"
+        let counter = lock.withLock { () -> Counter? in
+            if let counter = reconnects[reason] { return counter }
+            guard !retired else { return nil }
+            let counter = registry.counter(.reconnects, labels + [("reason", reason)])
+            reconnects[reason] = counter
+            return counter
+        }
+        counter?.increment()
+    }
+
+    /// The reasons 2103 gives (docs/event-log.md) and the monitor's own `restart`: a bounded label set.
+    static let reconnectReasons: Set<String> = [
+        "dns_failed", "connect_failed", "handshake_failed", "server_closed", "read_failed", "no_data", "too_slow",
+        "http_status", "protocol_violation", "restart",
+    ]
+
+    public func update(_ status: NetStatus, protocol kind: String) {
+        switch status.state {
+        case "playing", "paused": set(.playing)
+        case "loading": set(.loading)
+        default: set(.connecting)
+        }
+        latency.set(to: Double(status.latencyMilliseconds) / 1000)
+        buffered.set(to: Double(status.cacheMilliseconds) / 1000)
+        rate.set(to: status.rate)
+        let increments = lock.withLock { () -> SessionTotals in
+            let previous = session
+            session = SessionTotals(
+                stutters: max(status.stutters, previous.stutters),
+                stutterMilliseconds: max(status.stutterMilliseconds, previous.stutterMilliseconds),
+                receivedBytes: max(status.receivedBytes, previous.receivedBytes),
+                framesShown: max(status.framesShown, previous.framesShown),
+                droppedFrames: max(status.droppedFrames, previous.droppedFrames))
+            return SessionTotals(
+                stutters: session.stutters - previous.stutters,
+                stutterMilliseconds: session.stutterMilliseconds - previous.stutterMilliseconds,
+                receivedBytes: session.receivedBytes - previous.receivedBytes,
+                framesShown: session.framesShown - previous.framesShown,
+                droppedFrames: session.droppedFrames - previous.droppedFrames)
+        }
+        if increments.stutters > 0 { stalls.increment(by: Int64(increments.stutters)) }
+        if increments.stutterMilliseconds > 0 { stallSeconds.increment(by: Double(increments.stutterMilliseconds) / 1000) }
+        if increments.receivedBytes > 0 { receivedBytes.increment(by: increments.receivedBytes) }
+        if increments.framesShown > 0 { framesShown.increment(by: Int64(increments.framesShown)) }
+        if increments.droppedFrames > 0 { framesDropped.increment(by: Int64(increments.droppedFrames)) }
+        let key = [
+            kind, status.videoCodec, status.audioCodec, String(status.videoWidth), String(status.videoHeight),
+        ]
+        let replaced = lock.withLock { () -> (old: Gauge?, new: Gauge?) in
+            guard info?.key != key, !retired else { return (nil, nil) }
+            let gauge = registry.gauge(
+                .info, labels + zip(["protocol", "video_codec", "audio_codec", "width", "height"], key).map { ($0, $1) })
+            defer { info = (key, gauge) }
+            return (info?.gauge, gauge)
+        }
+        if let old = replaced.old { registry.unregisterGauge(old) }
+        replaced.new?.set(to: 1.0)
+    }
+
+    /// Brings `liveplay_last_event_age_seconds` up to `now` (just before a scrape).
+    public func refresh(at now: ContinuousClock.Instant = .now) {
+        guard let at = lock.withLock({ lastEventAt }) else { return }
+        lastEventAge.set(to: (now - at).secondsValue)
+    }
+
+    /// Removes every series of this stream (it left the list).
+    public func unregister() {
+        lock.withLock {
+            retired = true
+            for gauge in [up, latency, buffered, rate, lastEventAge] + Array(states.values) + [info?.gauge].compactMap({ $0 }) {
+                registry.unregisterGauge(gauge)
+            }
+            for counter in [stalls, stallSeconds, receivedBytes, framesShown, framesDropped] + Array(reconnects.values)
+                + Array(events.values)
+            {
+                registry.unregisterCounter(counter)
+            }
+            registry.unregisterValueHistogram(firstFrame)
+            registry.unregisterValueHistogram(connect)
+        }
+    }
+
+    private func milliseconds(_ value: PlayEventValue?) -> Int64? {
+        switch value {
+        case .int(let value)?: value
+        case .double(let value)?: Int64(value)
+        default: nil
+        }
+    }
+}
+
+/// Every metric family a stream has, named as Prometheus asks (one `liveplay_` prefix, base units, `_total` for
+/// counters), with its HELP text.
+enum MetricName: String {
+    case up, state, latency, buffered, rate, stalls, stallSeconds, receivedBytes, framesShown, framesDropped
+    case lastEventAge, firstFrame, connect, reconnects, events, info, monitorStreams, probeSuccess, probeDuration
+
+    var descriptor: MetricNameDescriptor {
+        let (name, unit, help): (String, String, String) =
+            switch self {
+            case .up: ("up", "", "1 while the stream plays, 0 otherwise.")
+            case .state: ("stream_state", "", "1 for the stream's state: playing, loading, connecting or down.")
+            case .latency: ("latency", "seconds", "Live edge minus playback position.")
+            case .buffered: ("buffered", "seconds", "Media buffered ahead of the position.")
+            case .rate: ("playback_rate", "", "Playback rate (1 normal, above 1 catching up).")
+            case .stalls: ("stalls", "total", "Stalls longer than 500 ms (PLAY_WARNING_VIDEO_PLAY_LAG).")
+            case .stallSeconds: ("stall_seconds", "total", "Time spent stalled.")
+            case .receivedBytes: ("received_bytes", "total", "Media bytes received.")
+            case .framesShown: ("frames_shown", "total", "Pictures decoded and presented.")
+            case .framesDropped: ("frames_dropped", "total", "Pictures dropped: skipped GOPs, buffer limits, late frames.")
+            case .lastEventAge: ("last_event_age", "seconds", "Time since the stream's player last reported an event.")
+            case .firstFrame: ("first_frame", "seconds", "From starting a session to its first picture (probe: keyframe).")
+            case .connect: ("connect", "seconds", "From starting a session to connected.")
+            case .reconnects: ("reconnects", "total", "Reconnects, by reason.")
+            case .events: ("events", "total", "Player events, by TXLivePlayer / liveplay code.")
+            case .info: ("stream_info", "", "The stream's protocol, codecs and picture size, as labels; always 1.")
+            case .monitorStreams: ("monitor_streams", "", "Streams this replica watches (its shard of the list).")
+            case .probeSuccess: ("probe_success", "", "1 if the target played during the probe.")
+            case .probeDuration: ("probe_duration", "seconds", "How long the probe took.")
+            }
+        return MetricNameDescriptor(namespace: "liveplay", metricName: name, unitName: unit, helpText: help)
+    }
+}
+
+extension PrometheusCollectorRegistry {
+    func gauge(_ name: MetricName, _ labels: [(String, String)] = []) -> Gauge {
+        makeGauge(descriptor: name.descriptor, labels: labels)
+    }
+
+    func counter(_ name: MetricName, _ labels: [(String, String)]) -> Counter {
+        makeCounter(descriptor: name.descriptor, labels: labels)
+    }
+
+    func histogram(_ name: MetricName, _ labels: [(String, String)], buckets: [Double]) -> ValueHistogram {
+        makeValueHistogram(descriptor: name.descriptor, labels: labels, buckets: buckets)
+    }
+}

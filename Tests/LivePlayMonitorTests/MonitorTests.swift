@@ -1,0 +1,94 @@
+import Foundation
+import LivePlay
+import LivePlayLab
+import LivePlayMonitor
+import LivePlayTesting
+import Logging
+import Prometheus
+import Testing
+
+/// A monitor in process against the stream lab: its metrics page as Prometheus's own parser reads it, counters
+/// that only grow, a stream that goes down and is tried again, a probe.
+@Suite(.serialized) struct MonitorTests {
+    static var quiet: Logger {
+        var logger = Logger(label: "lab")
+        logger.logLevel = .critical
+        return logger
+    }
+
+    /// `GET http://127.0.0.1:PORT/PATH` with curl: status and body.
+    static func get(_ port: Int, _ path: String) throws -> (status: Int, body: String) {
+        let output = try ExternalTool.run(
+            "curl", ["-s", "--max-time", "30", "-w", "\n%{http_code}", "http://127.0.0.1:\(port)\(path)"])
+        var lines = output.text.split(separator: "\n", omittingEmptySubsequences: false)
+        let status = Int(lines.popLast() ?? "") ?? 0
+        return (status, lines.joined(separator: "\n"))
+    }
+
+    /// The value of the sample `name{labels}` on a metrics page (labels as written, in order).
+    static func value(_ page: String, _ series: String) -> Double? {
+        page.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
+    }
+
+    @Test func theMetricsPageLintsCleanCountsUpAndReportsAStreamDown() async throws {
+        let server = try LiveFLVServer(path: try Fixture.longH264AAC.path(), configuration: .init(port: 0, threads: 1), logger: Self.quiet)
+        let port = try await server.start()
+        let dead = try LoopbackPort.free()
+        var configuration = LivePlayConfiguration(connectRetryCount: 1, connectRetryInterval: .milliseconds(300), decodes: false)
+        configuration.transport.connectTimeout = .seconds(1)
+        let monitor = Monitor(
+            options: MonitorOptions(configuration: configuration, initialBackoff: .milliseconds(500), maximumBackoff: .seconds(1)))
+        monitor.load([
+            MonitoredStream(id: "lab", url: "http://127.0.0.1:\(port)/live.flv?token=s3cret"),
+            MonitoredStream(id: "dead", url: "http://127.0.0.1:\(dead)/live.flv"),
+        ])
+        let bound = Locked<Int?>(nil)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await monitor.run() }
+            group.addTask {
+                try await MetricsServer(host: "127.0.0.1", port: 0, monitor: monitor).run { bound.set($0) }
+            }
+            defer { group.cancelAll() }
+            _ = LoopbackPort.wait(timeout: .seconds(5)) { bound.get() != nil }
+            let metricsPort = try #require(bound.get())
+            try await Task.sleep(for: .seconds(4))
+            let first = try Self.get(metricsPort, "/metrics")
+            #expect(first.status == 200)
+            #expect(Self.value(first.body, #"liveplay_up{stream="lab"}"#) == 1, "\(first.body)")
+            #expect(Self.value(first.body, #"liveplay_stream_state{stream="dead",state="down"}"#) == 1
+                || Self.value(first.body, #"liveplay_stream_state{stream="dead",state="connecting"}"#) == 1)
+            #expect(first.body.contains(#"liveplay_stream_info{stream="lab",protocol="http-flv",video_codec="h264",audio_codec="aac",width="320",height="240"} 1"#), "\(first.body)")
+            #expect(!first.body.contains("s3cret"), "no URL, no token in a label")
+            // Prometheus's own parser and linter.
+            let lint = try ExternalTool.run("promtool", ["check", "metrics"], input: Data(first.body.utf8))
+            #expect(lint.status == 0 && lint.text.isEmpty && lint.standardError.isEmpty, "\(lint.text)\(lint.standardError)")
+            try await Task.sleep(for: .seconds(2))
+            let second = try Self.get(metricsPort, "/metrics").body
+            let bytes = [first.body, second].map { Self.value($0, #"liveplay_received_bytes_total{stream="lab"}"#) ?? 0 }
+            #expect(bytes[0] > 0 && bytes[1] > bytes[0], "received bytes grow: \(bytes)")
+            // The dead stream is tried again and again: restarts counted, never dropped from the page.
+            let restarts = Self.value(second, #"liveplay_reconnects_total{stream="dead",reason="restart"}"#) ?? 0
+            #expect(restarts >= 1, "\(second)")
+            #expect(Self.value(second, #"liveplay_monitor_streams"#) == 2)
+            #expect(try Self.get(metricsPort, "/healthz") == (200, "ok\n"))
+            #expect(try Self.get(metricsPort, "/nowhere").status == 404)
+            // blackbox-style: a probe of the lab for 2 s, and of the dead port.
+            let probe = try Self.get(metricsPort, "/probe?target=http://127.0.0.1:\(port)/live.flv&seconds=2")
+            #expect(probe.status == 200 && Self.value(probe.body, "liveplay_probe_success") == 1, "\(probe.body)")
+            let failed = try Self.get(metricsPort, "/probe?target=http://127.0.0.1:\(dead)/live.flv&seconds=1")
+            #expect(Self.value(failed.body, "liveplay_probe_success") == 0, "\(failed.body)")
+            #expect(try Self.get(metricsPort, "/probe?target=ftp://x&seconds=1").status == 400)
+            // The lab stops: its stream goes down, and its counters stay.
+            await server.stop()
+            try await Task.sleep(for: .seconds(4))
+            let third = try Self.get(metricsPort, "/metrics").body
+            #expect(Self.value(third, #"liveplay_up{stream="lab"}"#) == 0, "\(third)")
+            #expect((Self.value(third, #"liveplay_received_bytes_total{stream="lab"}"#) ?? 0) >= bytes[1])
+            // The list loses a stream: its series leave the page.
+            monitor.load([MonitoredStream(id: "lab", url: "http://127.0.0.1:\(port)/live.flv")])
+            try await Task.sleep(for: .milliseconds(500))
+            let fourth = try Self.get(metricsPort, "/metrics").body
+            #expect(!fourth.contains(#"stream="dead""#), "\(fourth)")
+        }
+    }
+}
