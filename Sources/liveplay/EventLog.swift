@@ -26,13 +26,17 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
     /// Called once when writing fails because the reader went away (`| head`): the run stops then.
     var onBroken: (@Sendable () -> Void)?
     private let output: FileHandle
-    private let lock = NSLock()
+    /// Guards writing; logs of several streams sharing one output share one, so their lines never interleave.
+    private let lock: NSLock
     private var statusShown = false
     /// The status line on a terminal, drawn again under each event line.
     private var statusText: String?
     private var failedWrite = false
 
-    init(style: Style, output: FileHandle, streamID: String? = nil, level: LogLevelOption = .info) {
+    init(
+        style: Style, output: FileHandle, streamID: String? = nil, level: LogLevelOption = .info, sharing lock: NSLock = NSLock()
+    ) {
+        self.lock = lock
         self.style = style
         self.output = output
         self.streamID = streamID
@@ -124,6 +128,11 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
     }
 
     /// A line for a person that is not an event (the URL being played, how it ended).
+    /// A JSON line made elsewhere (the monitor's own lines), written as the others are.
+    func writeLine(_ text: String) {
+        write(text)
+    }
+
     func note(_ text: String) {
         if case .human = style, level <= .info { write(text) }
     }

@@ -15,7 +15,7 @@ struct LivePlayCommand: AsyncParsableCommand {
             `liveplay --generate-completion-script bash` (or zsh, fish).
             """,
         version: version,
-        subcommands: [PlayCommand.self, InspectCommand.self, DownloadCommand.self],
+        subcommands: [PlayCommand.self, InspectCommand.self, DownloadCommand.self, MonitorCommand.self],
         defaultSubcommand: PlayCommand.self
     )
 
@@ -50,8 +50,10 @@ struct LivePlayCommand: AsyncParsableCommand {
               play (default)          Play a stream or file (the options above).
               inspect                 Describe an FLV file or live URL; list packets or frames as JSON.
               download                Download HTTP FLV files into the media cache; run again to resume.
+              monitor                 Watch many streams: JSON lines, Prometheus metrics, sharding.
 
-              See 'liveplay help inspect' and 'liveplay help download' for their options; 'liveplay --version' prints the version.
+              See 'liveplay help inspect', 'liveplay help download' and 'liveplay help monitor' for their
+              options; 'liveplay --version' prints the version.
             """
         return text
     }

@@ -1,0 +1,172 @@
+import ArgumentParser
+import Foundation
+import LivePlay
+import LivePlayMonitor
+
+/// `liveplay monitor`: many streams in one process, with Prometheus metrics, for as long as it runs.
+struct MonitorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "monitor",
+        abstract: "Watch many streams at once: JSON lines per stream, Prometheus metrics, sharding across replicas.",
+        discussion: """
+            Streams come from --streams FILE (lines `ID URL [--decode] [--mode M]`, # comments) and from URLs \
+            given here (their ID is host-port-path). Each plays in probe mode (no decoding) unless --decode, with \
+            TXLivePlayer's reconnects and, when those give up, again after a backoff (2 s, doubling to 60 s): a \
+            stream that is down is reported down, never dropped. SIGHUP reads the file again: streams added, \
+            removed or changed start or stop, the others play on and keep their counters. --shard I/N keeps the \
+            streams whose ID rendezvous-hashes to shard I of N, so N replicas split one list with no overlap. \
+            With --metrics-listen, GET /metrics, /healthz and /probe?target=URL&seconds=S (docs/monitoring.md).
+            """
+    )
+
+    @Argument(help: "Stream URLs to watch besides those of --streams.")
+    var urls: [String] = []
+
+    @Option(help: "The stream list: one `ID URL [options]` per line; SIGHUP reads it again.")
+    var streams: String?
+
+    @Option(help: "This replica's shard, I/N (0-based): keep the streams whose ID hashes to I of N.")
+    var shard: String = "0/1"
+
+    @Option(help: "Serve /metrics, /healthz and /probe on ADDR:PORT (e.g. 127.0.0.1:9464, or 0.0.0.0:9464 in a pod).")
+    var metricsListen: String?
+
+    @Flag(help: "Decode every stream (default: probe mode, transport and timing figures only).")
+    var decode = false
+
+    @Flag(help: "Leave the once-a-second status lines out of the log (the metrics have them).")
+    var noStatuses = false
+
+    @Option(help: "Events below this level are left out of the log: trace, debug, info, warning, error.")
+    var logLevel: LogLevelOption = .info
+
+    @Flag(help: "Show URLs with their query values and passwords.")
+    var showSecrets = false
+
+    func validate() throws {
+        guard streams != nil || !urls.isEmpty else { throw ValidationError("give --streams FILE or URLs to watch") }
+        guard Shard(parsing: shard) != nil else { throw ValidationError("--shard takes I/N with 0 ≤ I < N, e.g. 0/3") }
+        if let metricsListen, Self.listenAddress(metricsListen) == nil {
+            throw ValidationError("--metrics-listen takes ADDR:PORT, e.g. 127.0.0.1:9464 or [::1]:9464")
+        }
+        for url in urls where (try? StreamURL.kind(of: url)) == nil {
+            throw ValidationError("\(Redaction.url(url)) is not a stream URL")
+        }
+        if let streams { _ = try Self.read(streams) }
+    }
+
+    /// `ADDR:PORT` (`[v6]:PORT` for IPv6) as host and port.
+    static func listenAddress(_ text: String) -> (host: String, port: Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+            (0...65535).contains(port)
+        else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host.isEmpty ? nil : (host, port)
+    }
+
+    /// The list file's streams, each line's options checked.
+    static func read(_ path: String) throws -> [MonitoredStream] {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ValidationError("cannot read the stream list \(path): \(error.localizedDescription)")
+        }
+        do {
+            let streams = try StreamList.parse(text)
+            for stream in streams {
+                if let problem = MonitorOptions.check(stream) { throw ValidationError("\(path): \(stream.id): \(problem)") }
+            }
+            return streams
+        } catch let error as StreamList.ParseError {
+            throw ValidationError("\(path): \(error)")
+        }
+    }
+
+    /// The file's streams and the command line's.
+    private func list() throws -> [MonitoredStream] {
+        let fromFile = try streams.map(Self.read) ?? []
+        return fromFile + urls.map { MonitoredStream(id: StreamList.derivedID(for: $0), url: $0) }
+    }
+
+    func run() async throws {
+        signal(SIGPIPE, SIG_IGN)
+        let shard = Shard(parsing: shard)!
+        let output = FileHandle.standardOutput
+        let writes = NSLock()
+        let notes = EventLog(style: .json, output: output, sharing: writes)
+        let (statuses, level, secrets) = (!noStatuses, logLevel, showSecrets)
+        let monitor = Monitor(
+            shard: shard, options: MonitorOptions(configuration: LivePlayConfiguration(decodes: decode)),
+            listeners: { stream in
+                let log = EventLog(style: .json, output: output, streamID: stream.id, level: level, sharing: writes)
+                log.start(url: secrets ? stream.url : Redaction.url(stream.url), mode: "monitor")
+                return statuses ? log : EventsOnly(log)
+            },
+            onNote: { note in notes.monitor(note) })
+        let plan = monitor.load(try list())
+        Standard.error("liveplay monitor: shard \(shard): \(plan.start.count) streams of this shard")
+        let stop = StopSignal()
+        let quit = SignalWatch([SIGINT, SIGTERM]) { stop.fire(.interrupted) }
+        let reload = SignalWatch([SIGHUP]) {
+            do {
+                let plan = monitor.load(try list())
+                notes.reloaded(plan)
+            } catch {
+                notes.error("liveplay monitor: the list was not reloaded: \(error)")
+            }
+        }
+        defer {
+            quit.cancel()
+            reload.cancel()
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await monitor.run() }
+            if let metricsListen, let (host, port) = Self.listenAddress(metricsListen) {
+                group.addTask {
+                    try await MetricsServer(host: host, port: port, monitor: monitor).run { bound in
+                        Standard.error("liveplay monitor: metrics on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)/metrics")
+                    }
+                }
+            }
+            group.addTask { _ = await stop.reason() }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+}
+
+/// A stream's log without its status lines.
+private final class EventsOnly: LivePlayListener, @unchecked Sendable {
+    let log: EventLog
+    init(_ log: EventLog) { self.log = log }
+    func onPlayEvent(_ event: PlayEvent) { log.onPlayEvent(event) }
+}
+
+extension EventLog {
+    /// What the monitor did to a stream: `{"kind":"monitor","id":…,"event":"started"|"down"|"stopped",…}`.
+    func monitor(_ note: MonitorNote) {
+        var line = JSONLine()
+        line.add("v", Self.schemaVersion)
+        line.add("kind", "monitor")
+        line.add("ts", Timestamp.iso8601(Date()))
+        line.add("id", note.stream)
+        line.add("event", note.kind.rawValue)
+        if let retry = note.retryIn { line.add("retry_ms", Int64(retry.components.seconds * 1000 + retry.components.attoseconds / 1_000_000_000_000_000)) }
+        if let outcome = note.outcome { line.add("outcome", outcome) }
+        writeLine(line.line)
+    }
+
+    /// A SIGHUP's new list, as it changed this shard.
+    func reloaded(_ plan: MonitorPlan) {
+        var line = JSONLine()
+        line.add("v", Self.schemaVersion)
+        line.add("kind", "reload")
+        line.add("ts", Timestamp.iso8601(Date()))
+        line.add("started", plan.start.map(\.id).joined(separator: ","))
+        line.add("stopped", plan.stop.joined(separator: ","))
+        line.add("restarted", plan.restart.map(\.id).joined(separator: ","))
+        writeLine(line.line)
+    }
+}

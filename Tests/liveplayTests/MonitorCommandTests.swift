@@ -1,0 +1,186 @@
+import Foundation
+import LivePlayLab
+import LivePlayTesting
+import Logging
+import Testing
+
+@testable import liveplay
+
+/// `liveplay monitor` as an operator runs it: two replicas sharding one list of lab and nginx-rtmp streams, scraped by
+/// a real Prometheus server, queried with PromQL; a SIGHUP with an edited list; the deploy files checked offline.
+@Suite(.serialized) struct MonitorCommandTests {
+    /// Prometheus, nginx-rtmp and promtool, or a reason to skip (a failure under CI).
+    static func requirements() -> String? {
+        let reason = PrometheusServer.unavailableReason ?? NginxRTMPServer.unavailableReason
+            ?? (ExternalTool.find("promtool") == nil ? "promtool is not installed" : nil)
+        guard let reason else { return nil }
+        if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("required under CI: \(reason)") }
+        return reason
+    }
+
+    /// One `liveplay monitor` process, its stdout collected.
+    final class Replica: @unchecked Sendable {
+        let process = Process()
+        let metricsPort: UInt16
+        private let output = Locked<String>("")
+
+        init(list: String, shard: String) throws {
+            metricsPort = try LoopbackPort.free()
+            process.executableURL = URL(fileURLWithPath: Binary.path)
+            process.arguments = ["monitor", "--streams", list, "--shard", shard, "--metrics-listen", "127.0.0.1:\(metricsPort)"]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = FileHandle.nullDevice
+            let output = output
+            pipe.fileHandleForReading.readabilityHandler = { handle in
+                let data = handle.availableData
+                if !data.isEmpty { output.set(output.get() + String(decoding: data, as: UTF8.self)) }
+            }
+            try process.run()
+        }
+
+        var lines: [[String: Any]] {
+            output.get().split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+        }
+
+        func metrics() throws -> String {
+            try ExternalTool.check("curl", ["-s", "--max-time", "10", "http://127.0.0.1:\(metricsPort)/metrics"]).text
+        }
+
+        func stop() {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    /// The newest latency (s) a replica's JSON log gave for a stream.
+    static func loggedLatency(_ lines: [[String: Any]], _ id: String) -> Double? {
+        lines.last { $0["kind"] as? String == "status" && $0["id"] as? String == id }
+            .flatMap { (($0["status"] as? [String: Any])?["latency_ms"] as? Double).map { $0 / 1000 } }
+    }
+
+    @Test func twoReplicasShareAListThatPrometheusScrapesAndASighupReloadsIt() async throws {
+        if let reason = Self.requirements() {
+            print("skipping: \(reason)")
+            return
+        }
+        var quiet = Logger(label: "lab")
+        quiet.logLevel = .critical
+        let fixture = try Fixture.longH264AAC.path()
+        var labs: [LiveFLVServer] = []
+        var urls: [String] = []
+        for _ in 0..<3 {
+            let lab = try LiveFLVServer(path: fixture, configuration: .init(port: 0, threads: 1), logger: quiet)
+            urls.append("http://127.0.0.1:\(try await lab.start())/live.flv?token=s3cret")
+            labs.append(lab)
+        }
+        let nginx = try NginxRTMPServer()
+        let publisher = try FFmpegPublisher(file: fixture, url: nginx.url(stream: "cam"))
+        defer {
+            publisher.stop()
+            nginx.stop()
+        }
+        let dead = try LoopbackPort.free()
+        let directory = NSTemporaryDirectory() + "liveplay-monitor-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let list = directory + "/streams.txt"
+        try """
+            news  \(urls[0])
+            sport  \(urls[1])
+            cam  \(nginx.url(stream: "cam"))
+            dead  http://127.0.0.1:\(dead)/live.flv
+
+            """.write(toFile: list, atomically: true, encoding: .utf8)
+        // By the documented hash (docs/monitoring.md), of 2 shards: news, sport and cam are 0's, dead and music 1's.
+        let replicas = try ["0/2", "1/2"].map { try Replica(list: list, shard: $0) }
+        defer { for replica in replicas { replica.stop() } }
+        let prometheus = try PrometheusServer(targets: replicas.map { "127.0.0.1:\($0.metricsPort)" })
+        defer { prometheus.stop() }
+        try await Task.sleep(for: .seconds(8))
+
+        // Every stream exactly once across the two replicas, with the right `up`.
+        let up = try prometheus.query("liveplay_up")
+        let byStream = Dictionary(grouping: up, by: { $0.labels["stream"] ?? "" })
+        #expect(Set(byStream.keys) == ["news", "sport", "cam", "dead"], "\(up)")
+        #expect(byStream.values.allSatisfy { $0.count == 1 }, "no stream on both replicas: \(up)")
+        #expect(Set(up.map { $0.labels["instance"] ?? "" }).count == 2, "both replicas have streams")
+        for id in ["news", "sport", "cam"] { #expect(byStream[id]?.first?.value == 1, "\(id) plays: \(up)") }
+        #expect(byStream["dead"]?.first?.value == 0)
+        // Latency as the JSON log says it (the same player's figure, a scrape and a second apart at most).
+        for sample in try prometheus.query("liveplay_latency_seconds{stream=~\"news|cam\"}") {
+            let id = sample.labels["stream"] ?? ""
+            let logged = replicas.compactMap { Self.loggedLatency($0.lines, id) }.first
+            #expect(logged.map { abs($0 - sample.value) < 1.0 } == true, "\(id): \(sample.value) s vs the log's \(logged ?? -1)")
+        }
+        // Counters only grow.
+        for series in try prometheus.series("liveplay_received_bytes_total[6s]") {
+            #expect(zip(series.values, series.values.dropFirst()).allSatisfy { $0 <= $1 }, "\(series)")
+        }
+        #expect(!(try replicas.map { try $0.metrics() }.joined()).contains("s3cret"), "no token on a metrics page")
+
+        // sport's server stops: Prometheus sees it go down (TXLivePlayer's 3 retries at 3 s, then down).
+        await labs[1].stop()
+        let down = LoopbackPort.wait(timeout: .seconds(25)) {
+            (try? prometheus.query("liveplay_up{stream=\"sport\"}").first?.value) == 0
+        }
+        #expect(down, "sport shows down")
+
+        // SIGHUP with an edited list: dead removed, sport changed, music added; news and cam untouched.
+        let owner = try #require(replicas.first { (try? $0.metrics().contains("stream=\"news\"")) == true })
+        let before = try Self.counter(owner.metrics(), "liveplay_received_bytes_total{stream=\"news\"}")
+        try """
+            news  \(urls[0])
+            sport  \(urls[1]) --mode speed
+            music  \(urls[2])
+            cam  \(nginx.url(stream: "cam"))
+
+            """.write(toFile: list, atomically: true, encoding: .utf8)
+        for replica in replicas { kill(replica.process.processIdentifier, SIGHUP) }
+        try await Task.sleep(for: .seconds(3))
+        let reloads = replicas.flatMap { $0.lines.filter { $0["kind"] as? String == "reload" } }
+        #expect(reloads.count == 2, "\(reloads)")
+        func ids(_ key: String) -> Set<String> {
+            Set(reloads.flatMap { ($0[key] as? String ?? "").split(separator: ",").map(String.init) })
+        }
+        #expect(ids("started") == ["music"] && ids("stopped") == ["dead"] && ids("restarted") == ["sport"], "\(reloads)")
+        let notes = replicas.flatMap { $0.lines.filter { $0["kind"] as? String == "monitor" } }
+        let startedAgain = notes.filter { $0["event"] as? String == "started" }.compactMap { $0["id"] as? String }
+        #expect(startedAgain.filter { $0 == "news" }.count == 1, "news was never restarted: \(startedAgain)")
+        let after = try Self.counter(owner.metrics(), "liveplay_received_bytes_total{stream=\"news\"}")
+        #expect(after > before, "news kept its counter and went on: \(before) → \(after)")
+        #expect(!(try replicas.map { try $0.metrics() }.joined()).contains("stream=\"dead\""))
+        for lab in labs { await lab.stop() }
+    }
+
+    static func counter(_ page: String, _ series: String) throws -> Double {
+        try #require(page.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last!) })
+    }
+
+    @Test func theDeployFilesPassTheirOfflineChecks() throws {
+        if let reason = Self.requirements() {
+            print("skipping: \(reason)")
+            return
+        }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
+        let output = try ExternalTool.run("bash", ["\(root)/deploy/check"])
+        #expect(output.status == 0, "\(output.text)\(output.standardError)")
+        print(output.text)
+    }
+
+    @Test func optionsAreValidated() throws {
+        #expect(try Binary.run(["monitor"]).status == ExitStatus.usage, "no streams")
+        #expect(try Binary.run(["monitor", "http://127.0.0.1:1/a.flv", "--shard", "2/2"]).status == ExitStatus.usage)
+        #expect(try Binary.run(["monitor", "http://127.0.0.1:1/a.flv", "--metrics-listen", "nowhere"]).status == ExitStatus.usage)
+        let list = NSTemporaryDirectory() + "liveplay-bad-list-\(UUID().uuidString.prefix(8)).txt"
+        try "a http://127.0.0.1:1/a.flv --frobnicate\n".write(toFile: list, atomically: true, encoding: .utf8)
+        let bad = try Binary.run(["monitor", "--streams", list])
+        #expect(bad.status == ExitStatus.usage && bad.standardError.contains("--frobnicate"), "\(bad.standardError)")
+        let help = MonitorCommand.helpMessage(for: MonitorCommand.self)
+        for option in ["--streams", "--shard", "--metrics-listen", "--decode", "--no-statuses"] {
+            #expect(help.contains(option), "monitor's help lacks \(option)")
+        }
+    }
+}
