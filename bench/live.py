@@ -37,13 +37,15 @@ SCALE_SECONDS = float(env.get("SCALE_SECONDS", 8 if QUICK else 15))
 PROBE_STEPS = [int(n) for n in env.get("PROBE_STEPS", "50 200" if QUICK else "50 100 200 400").split()]
 DECODE_STEPS = [int(n) for n in env.get("DECODE_STEPS", "2 8" if QUICK else "2 4 8 16").split()]
 PLOT_SECONDS = float(env.get("PLOT_SECONDS", 14 if QUICK else 20))
-SECTIONS = env.get("SECTIONS", "firstframe cpu rss scale plot window zap sessions record download").split()
+SECTIONS = env.get("SECTIONS", "firstframe cpu rss scale plot window zap sessions record download monitor").split()
 WINDOW_SECONDS = float(env.get("WINDOW_SECONDS", 12 if QUICK else 30))
 ZAP_SWITCHES = int(env.get("ZAP_SWITCHES", 20 if QUICK else 50))
 SESSIONS = int(env.get("SESSIONS", 60 if QUICK else 200))
 MEDIA = env.get("MEDIA_DIR", "")
 DOWNLOAD_MB = int(env.get("DOWNLOAD_MB", 64 if QUICK else 256))
 DOWNLOAD_ROUNDS = int(env.get("DOWNLOAD_ROUNDS", 2 if QUICK else 5))
+MONITOR_STEPS = [int(n) for n in env.get("MONITOR_STEPS", "50 200" if QUICK else "100 200 400 1000").split()]
+MONITOR_SECONDS = float(env.get("MONITOR_SECONDS", 10 if QUICK else 30))
 
 samples = {}  # key -> list of numbers (the raw data in results.json)
 notes = []  # what went wrong, printed under the tables
@@ -356,6 +358,64 @@ def measure_download():
     finally:
         kill_group(nginx)
         nginx.wait()
+
+
+def measure_monitor():
+    """`liveplay monitor` with N streams of the 720p30 lab stream in probe mode, /metrics scraped every 5 s as
+    Prometheus would: whether every stream plays without a stall, the scrape's time, CPU and memory per stream.
+    Steps go on while a step holds, so the table shows where it gives out."""
+    rows = []
+    for count in MONITOR_STEPS:
+        log(f"monitor: {count} streams")
+        listing = f"{WORK}/monitor-{count}.txt"
+        with open(listing, "w") as handle:
+            for index in range(count):
+                handle.write(f"s{index} {LAB}\n")
+        port = free_port()
+        process = subprocess.Popen([f"{BIN}/liveplay", "monitor", "--streams", listing, "--metrics-listen",
+                                    f"127.0.0.1:{port}", "--no-statuses", "--log-level", "warning"],
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                   start_new_session=True)
+
+        def cpu_seconds():
+            fields = open(f"/proc/{process.pid}/stat").read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+        try:
+            time.sleep(5 + count / 200)  # every stream connects and fills its buffer first
+            cpu_before, start = cpu_seconds(), time.time()
+            scrapes, least_up, stalls, page = [], count, 0.0, ""
+            while time.time() - start < MONITOR_SECONDS:
+                began = time.perf_counter()
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=30) as response:
+                        page = response.read().decode()
+                except Exception as error:
+                    notes.append(f"monitor {count}: scrape failed: {error!r}")
+                    break
+                scrapes.append(time.perf_counter() - began)
+                lines = page.splitlines()
+                least_up = min(least_up, sum(1 for line in lines if line.startswith("liveplay_up{")
+                                             and float(line.split()[-1]) == 1))
+                stalls = sum(float(line.split()[-1]) for line in lines if line.startswith("liveplay_stalls_total{"))
+                time.sleep(max(0, 5 - (time.perf_counter() - began)))
+            cpu = (cpu_seconds() - cpu_before) / (time.time() - start) * 100
+            peak = next(int(line.split()[1]) for line in open(f"/proc/{process.pid}/status") if line.startswith("VmHWM"))
+        finally:
+            kill_group(process)
+            process.wait()
+        row = {"streams": count, "playing": least_up, "stalls": stalls, "cpuPercent": round(cpu, 1),
+               "cpuPercentPerStream": round(cpu / count, 3), "peakRSSMiB": round(peak / 1024),
+               "MiBPerStream": round(peak / 1024 / count, 2),
+               "scrapeMedianMs": round(statistics.median(scrapes) * 1000) if scrapes else None,
+               "scrapeMaxMs": round(max(scrapes) * 1000) if scrapes else None, "pageKiB": round(len(page) / 1024)}
+        row["passed"] = least_up == count and stalls == 0 and bool(scrapes) and max(scrapes) <= 0.1
+        rows.append(row)
+        add(f"monitor/{count}/cpu-per-stream", row["cpuPercentPerStream"])
+        add(f"monitor/{count}/mib-per-stream", row["MiBPerStream"])
+        if not row["passed"]:
+            break
+    return rows
 
 
 def free_port():
@@ -812,7 +872,7 @@ def verdict(ok):
     return "—" if ok is None else ("met" if ok else "missed")
 
 
-def report(scale, series):
+def report(scale, series, monitor_rows=None):
     lines = []
     out = lines.append
     # First frame.
@@ -884,13 +944,26 @@ def report(scale, series):
     if any(k.startswith("download/") for k in samples):
         out(f"### Download throughput, a {DOWNLOAD_MB} MiB file from nginx on loopback, MB/s — higher is better")
         out("")
-        out("| tool | MB/s | CPU s | liveplay / curl |")
+        out("| tool | MB/s | CPU s | throughput / curl's |")
         out("|---|---|---|---|")
-        _, ours = cell("download/liveplay-MBps", 1, 0)
+        _, theirs = cell("download/curl-MBps", 1, 0)
         for tool in ("liveplay", "curl"):
             text, median = cell(f"download/{tool}-MBps", 1, 0)
             cpu, _ = cell(f"download/{tool}-cpu", 1, 2)
-            out(f"| {tool} | {text} | {cpu} | {f'{ours / median:.2f}' if ours and median else '—'} |")
+            out(f"| {tool} | {text} | {cpu} | {f'{median / theirs:.2f}' if theirs and median else '—'} |")
+        out("")
+    # Monitor scale.
+    if monitor_rows:
+        out(f"### `liveplay monitor`: streams in one process, probe mode, 720p30 2 Mbit/s lab stream, /metrics every 5 s"
+            f" ({MONITOR_SECONDS:g} s per step)")
+        out("")
+        out("| streams | all playing, no stall, scrape ≤ 100 ms | playing (least) | stalls | CPU % | per stream | peak RSS MiB |"
+            " MiB per stream | scrape median / max ms | page KiB |")
+        out("|---|---|---|---|---|---|---|---|---|---|")
+        for row in monitor_rows:
+            out(f"| {row['streams']} | {'yes' if row['passed'] else 'no'} | {row['playing']} | {row['stalls']:.0f} | "
+                f"{row['cpuPercent']} | {row['cpuPercentPerStream']} | {row['peakRSSMiB']} | {row['MiBPerStream']} | "
+                f"{row['scrapeMedianMs']} / {row['scrapeMaxMs']} | {row['pageKiB']} |")
         out("")
     # RSS.
     if any(k.startswith("rssmulti/") for k in samples):
@@ -1072,7 +1145,7 @@ def main():
             saved = json.load(handle)
         samples.update(saved["samples"])
         notes.extend(saved["notes"])
-        markdown = report(saved["scale"], saved["stallSeries"])
+        markdown = report(saved["scale"], saved["stallSeries"], saved.get("monitor"))
         with open(f"{WORK}/live.md", "w") as handle:
             handle.write(markdown + "\n")
         print(markdown)
@@ -1099,16 +1172,18 @@ def main():
         measure_record()
     if "download" in SECTIONS:
         measure_download()
+    monitor_rows = measure_monitor() if "monitor" in SECTIONS else []
     if "plot" in SECTIONS:
         try:
             series = measure_plot()
             plot(series, f"{OUT}/latency-stall.png")
         except Exception as error:  # the tables are still worth writing
             notes.append(f"stall plot failed: {error!r}")
-    markdown = report(scale, series)
+    markdown = report(scale, series, monitor_rows)
     summary = {key: stats(values) for key, values in samples.items()}
     with open(f"{WORK}/live.json", "w") as handle:
         json.dump({"samples": samples, "summary": summary, "scale": scale, "stallSeries": series, "notes": notes,
+                   "monitor": monitor_rows,
                    "settings": {"quick": QUICK, "firstFrameRuns": FIRST_FRAME_RUNS, "liveSeconds": LIVE_SECONDS,
                                 "liveRounds": LIVE_ROUNDS, "rssSeconds": RSS_SECONDS, "scaleSeconds": SCALE_SECONDS,
                                 "plotSeconds": PLOT_SECONDS}}, handle, indent=1)
