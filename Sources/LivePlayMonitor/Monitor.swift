@@ -38,9 +38,7 @@ public struct MonitorOptions: Sendable {
         self.maximumBackoff = maximumBackoff
     }
 
-    /// The configuration for one stream: its line's `--decode` and `--mode auto|speed|smooth`. A probe (nothing
-    /// decoded, nothing presented) turns its play loop every ``probeTickInterval`` instead of every 10 ms: there is
-    /// no picture to time, and a thousand streams' loops would otherwise wake a hundred thousand times a second.
+    /// The configuration for one stream: its line's `--decode` and `--mode auto|speed|smooth`.
     public func configuration(for stream: MonitoredStream) -> LivePlayConfiguration {
         var configuration = configuration
         var words = stream.options[...]
@@ -52,12 +50,8 @@ public struct MonitorOptions: Sendable {
             default: break
             }
         }
-        if !configuration.decodes { configuration.tickInterval = max(configuration.tickInterval, Self.probeTickInterval) }
         return configuration
     }
-
-    /// How often a probe's play loop turns when nothing arrives.
-    public static let probeTickInterval = Duration.milliseconds(100)
 
     /// The options a stream's line may carry.
     public static func check(_ stream: MonitoredStream) -> String? {
