@@ -7,6 +7,8 @@ final class CacheWriter {
     private let cache: MediaCache
     private(set) var entry: CacheEntry
     let path: String
+    /// The right to write the entry, given up on ``close()``.
+    private let claim: EntryClaim
     private var handle: FileHandle?
     /// Bytes of the file held so far (the data file's length).
     private(set) var heldBytes: Int64
@@ -15,10 +17,11 @@ final class CacheWriter {
     /// Free space is asked again after this many bytes.
     private static let checkEvery: Int64 = 1 << 20
 
-    init(cache: MediaCache, entry: CacheEntry, path: String) {
+    init(cache: MediaCache, entry: CacheEntry, path: String, claim: EntryClaim) {
         self.cache = cache
         self.entry = entry
         self.path = path
+        self.claim = claim
         heldBytes = fileSize(path)
         if let length = entry.length, heldBytes > length { heldBytes = 0 }
     }
@@ -103,7 +106,9 @@ final class CacheWriter {
         checkedAt = 0
         if FileManager.default.fileExists(atPath: path) {
             do {
-                try FileManager.default.removeItem(atPath: path)
+                let file = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+                try file.truncate(atOffset: 0)
+                try file.close()
             } catch {
                 throw CacheError(.ioFailed, "cannot start \(path) over: \(error)")
             }
@@ -118,6 +123,6 @@ final class CacheWriter {
         closed = true
         try? handle?.close()
         handle = nil
-        cache.release(entry.key)
+        claim.release()
     }
 }

@@ -1,5 +1,8 @@
 import Foundation
 import LivePlayCore
+#if canImport(Glibc)
+import Glibc
+#endif
 import LivePlayRecording
 import LivePlayTransport
 
@@ -15,7 +18,11 @@ import LivePlayTransport
 /// An entry's bytes are always a prefix of the file: a writer appends, and the index records the length and
 /// validators that let the rest be fetched with `Range` and `If-Range`.
 ///
-/// `@unchecked Sendable`: the index and the set of entries being written are read and written under `lock`.
+/// Several processes may share a directory (a `liveplay download` and a playback): every change reads the index from
+/// disk, changes it and writes it back under an exclusive `flock` on `index.lock`, and a writer holds a `flock` on its
+/// entry's `KEY.lock` while it writes, so no process evicts, deletes or writes an entry another is writing.
+///
+/// `@unchecked Sendable`: the index is read and written under `lock` (and `index.lock` across processes).
 public final class MediaCache: @unchecked Sendable {
     public struct Options: Sendable, Hashable {
         public var directory: String
@@ -44,11 +51,10 @@ public final class MediaCache: @unchecked Sendable {
 
     public let options: Options
     private let lock = NSLock()
-    private var index: CacheIndex
-    private var writing: Set<String> = []
+    private var index = CacheIndex()
 
     /// Opens (or creates) the cache in `options.directory`. An index that cannot be read starts empty, and
-    /// data files it does not name are removed.
+    /// data files it does not name (and nobody writes) are removed.
     public init(options: Options) throws(CacheError) {
         self.options = options
         do {
@@ -56,23 +62,26 @@ public final class MediaCache: @unchecked Sendable {
         } catch {
             throw CacheError(.ioFailed, "cannot create the cache directory \(options.directory): \(error)")
         }
-        let data = FileManager.default.contents(atPath: options.directory + "/index.json")
-        index = data.flatMap { try? JSONDecoder().decode(CacheIndex.self, from: $0) } ?? CacheIndex()
-        if index.version != CacheIndex.currentVersion { index = CacheIndex() }
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: options.directory)) ?? []
-        for file in files where file.hasSuffix(".flv") && index[String(file.dropLast(4))] == nil {
-            try? FileManager.default.removeItem(atPath: options.directory + "/" + file)
+        try transaction { index in
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: options.directory)) ?? []
+            for file in files where file.hasSuffix(".flv") && index[String(file.dropLast(4))] == nil {
+                let key = String(file.dropLast(4))
+                guard let claim = EntryClaim(path: lockPath(key)) else { continue }
+                try? FileManager.default.removeItem(atPath: dataPath(key))
+                claim.release(removing: true)
+            }
         }
     }
 
     /// The entry a URL maps to, if any (its ``CacheEntry/isComplete`` says whether it plays without the network).
     public func entry(for url: String) -> CacheEntry? {
-        lock.withLock { index[options.keys.key(for: url)] }
+        let key = options.keys.key(for: url)
+        return (try? transaction { $0[key] }) ?? nil
     }
 
     /// Every entry, the most recently used first.
     public var entries: [CacheEntry] {
-        lock.withLock { index.entries.values.sorted { $0.lastUse > $1.lastUse } }
+        (try? transaction { $0.entries.values.sorted { $0.lastUse > $1.lastUse } }) ?? []
     }
 
     /// Where an entry's bytes are.
@@ -85,11 +94,14 @@ public final class MediaCache: @unchecked Sendable {
     @discardableResult
     public func delete(_ url: String) throws(CacheError) -> Bool {
         let key = options.keys.key(for: url)
-        return try locked { () throws(CacheError) -> Bool in
-            guard !writing.contains(key) else { throw CacheError(.busy, "\(Redaction.url(url)) is being written") }
-            guard index.remove(key) != nil else { return false }
+        return try transaction { index throws(CacheError) -> Bool in
+            guard index[key] != nil else { return false }
+            guard let claim = EntryClaim(path: lockPath(key)) else {
+                throw CacheError(.busy, "\(Redaction.url(url)) is being written")
+            }
+            index.remove(key)
             try? FileManager.default.removeItem(atPath: dataPath(key))
-            try saveIndex()
+            claim.release(removing: true)
             return true
         }
     }
@@ -97,47 +109,46 @@ public final class MediaCache: @unchecked Sendable {
     /// A complete entry's data file, marked used: what a playback reads instead of the network.
     public func completeFile(for url: String) -> String? {
         let key = options.keys.key(for: url)
-        return lock.withLock {
+        return (try? transaction { index -> String? in
             guard let entry = index[key], entry.isComplete, let length = entry.length,
                 fileSize(dataPath(key)) == length
             else { return nil }
             index.touch(key)
-            try? saveIndex()
             return dataPath(key)
-        }
+        }) ?? nil
     }
 
     /// Takes the right to write a URL's entry (created if new, evicting the least recently used past the
     /// limit), or `nil` when someone else is writing it. Released by the writer's ``CacheWriter/close()``.
     func writer(for url: String) throws(CacheError) -> CacheWriter? {
         let key = options.keys.key(for: url)
-        let entry = try locked { () throws(CacheError) -> CacheEntry? in
-            guard writing.insert(key).inserted else { return nil }
+        let claimed = try transaction { index -> (CacheEntry, EntryClaim)? in
+            guard let claim = EntryClaim(path: lockPath(key)) else { return nil }
             if index[key] == nil {
                 index.put(CacheEntry(key: key, url: Redaction.url(url)))
             } else {
                 index.touch(key)
             }
-            for evicted in index.evictions(limit: options.maximumEntries, inUse: writing) {
+            // The least recently used go first; one that another writer holds stays (the cache is over its limit
+            // until that writer is done).
+            var inUse: Set<String> = [key]
+            while let evicted = index.evictions(limit: options.maximumEntries, inUse: inUse).first {
+                guard let other = EntryClaim(path: lockPath(evicted)) else {
+                    inUse.insert(evicted)
+                    continue
+                }
                 index.remove(evicted)
                 try? FileManager.default.removeItem(atPath: dataPath(evicted))
+                other.release(removing: true)
             }
-            try saveIndex()
-            return index[key]
+            return index[key].map { ($0, claim) }
         }
-        guard let entry else { return nil }
-        return CacheWriter(cache: self, entry: entry, path: dataPath(key))
+        guard let (entry, claim) = claimed else { return nil }
+        return CacheWriter(cache: self, entry: entry, path: dataPath(key), claim: claim)
     }
 
     func update(_ key: String, _ change: (inout CacheEntry) -> Void) throws(CacheError) {
-        try locked { () throws(CacheError) in
-            index.update(key, change)
-            try saveIndex()
-        }
-    }
-
-    func release(_ key: String) {
-        lock.withLock { _ = writing.remove(key) }
+        try transaction { $0.update(key, change) }
     }
 
     /// Free space below the limit is an error naming both figures.
@@ -150,12 +161,25 @@ public final class MediaCache: @unchecked Sendable {
             "not enough disk space: \(free >> 20) MiB free, the limit is \(options.minimumFreeSpace >> 20) MiB")
     }
 
-    /// `lock.withLock` for a body that throws ``CacheError`` (`withLock` rethrows untyped).
-    private func locked<T>(_ body: () throws(CacheError) -> T) throws(CacheError) -> T {
+    /// Runs `body` on the index as it is on disk now, under `lock` (this process's threads) and an exclusive
+    /// `flock` on `index.lock` (other processes), and writes the index back if `body` changed it.
+    private func transaction<T>(_ body: (inout CacheIndex) throws(CacheError) -> T) throws(CacheError) -> T {
         lock.lock()
         defer { lock.unlock() }
-        return try body()
+        let descriptor = open(options.directory + "/index.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw CacheError(.ioFailed, "cannot open \(options.directory)/index.lock") }
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_EX) == 0 else { throw CacheError(.ioFailed, "cannot lock the cache index") }
+        let data = FileManager.default.contents(atPath: options.directory + "/index.json")
+        let stored = data.flatMap { try? JSONDecoder().decode(CacheIndex.self, from: $0) }
+        index = stored.flatMap { $0.version == CacheIndex.currentVersion ? $0 : nil } ?? CacheIndex()
+        let before = index
+        let result = try body(&index)
+        if index != before || stored == nil { try saveIndex() }
+        return result
     }
+
+    private func lockPath(_ key: String) -> String { "\(options.directory)/\(key).lock" }
 
     private func dataPath(_ key: String) -> String { "\(options.directory)/\(key).flv" }
 
@@ -173,4 +197,35 @@ public final class MediaCache: @unchecked Sendable {
 
 func fileSize(_ path: String) -> Int64 {
     (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? 0
+}
+
+/// The right to write one entry, across processes: an exclusive, non-blocking `flock` on the entry's lock file,
+/// held until released (or the process ends: the kernel drops it).
+final class EntryClaim {
+    private var descriptor: Int32
+    private let path: String
+
+    /// `nil` when another writer (this process or another) holds the entry.
+    init?(path: String) {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return nil }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            return nil
+        }
+        self.descriptor = descriptor
+        self.path = path
+    }
+
+    deinit {
+        release()
+    }
+
+    /// Gives the entry up; with `removing`, its lock file goes too (the entry is gone).
+    func release(removing: Bool = false) {
+        guard descriptor >= 0 else { return }
+        if removing { unlink(path) }
+        close(descriptor)
+        descriptor = -1
+    }
 }

@@ -239,6 +239,30 @@ import Testing
         #expect(index.contains("token=***"))
     }
 
+    @Test func twoCachesOnOneDirectoryLoseNoEntryAndNeverWriteTheSameOne() async throws {
+        // Two processes' caches (a download and a playback): each change reads the index from disk under a lock.
+        let bench = try Bench(rateLimit: 1 << 20)
+        let slow = try bench.file("shared-slow.flv", count: 1 << 20, seed: 9)
+        let quick = try bench.file("shared-quick.flv", count: 4096, seed: 10)
+        let first = try bench.cache(), second = try bench.cache()
+        let downloading = Downloader(cache: first, options: DownloadOptions(progressEvery: 64 << 10))
+        downloading.add(slow)
+        _ = try await Self.run(downloading) { updates in
+            _ = await Self.wait(updates) { $0.kind == .progress }
+            // The other cache cannot take the entry being written, nor delete it, but adds its own.
+            let other = Downloader(cache: second)
+            other.add(slow)
+            other.add(quick)
+            let theirs = try? await Self.run(other)
+            #expect(theirs?.first { $0.url == slow }?.error?.code == .busy, "\(theirs?.map(\.kind) ?? [])")
+            #expect(throws: CacheError.self) { try second.delete(slow) }
+        }
+        for cache in [first, second, try bench.cache()] {
+            #expect(cache.entry(for: slow)?.isComplete == true && cache.entry(for: quick)?.isComplete == true,
+                    "both entries, whichever instance asks: \(cache.entries.map(\.url))")
+        }
+    }
+
     @Test func cancelRemovesWhatWasHeldAndDeleteRemovesACompleteEntry() async throws {
         let bench = try Bench(rateLimit: 1 << 20)
         let slow = try bench.file("slow.flv", count: 2 << 20, seed: 6)
