@@ -48,6 +48,7 @@ public typealias ByteSource = LivePlayTransport.ByteSource
 public typealias ByteConnection = LivePlayTransport.ByteConnection
 public typealias TransportEvent = LivePlayTransport.TransportEvent
 public typealias TransportError = LivePlayTransport.TransportError
+public typealias StopRequest<Reason: Sendable> = LivePlayTransport.StopRequest<Reason>
 
 // The cache and the downloader (LivePlayCache): media on demand kept on disk to play again.
 public typealias MediaCache = LivePlayCache.MediaCache

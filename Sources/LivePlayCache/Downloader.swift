@@ -70,7 +70,7 @@ public final class Downloader: @unchecked Sendable {
     private let logger: Logger
     private let lock = NSLock()
     private var queue: DownloadQueue
-    private var stops: [Int: StopSignal] = [:]
+    private var stops: [Int: StopRequest<StopReason>] = [:]
     private var wake: AsyncStream<Void>.Continuation?
 
     public init(cache: MediaCache, options: DownloadOptions = DownloadOptions(), logger: Logger = Logger(label: "liveplay.download")) {
@@ -88,7 +88,7 @@ public final class Downloader: @unchecked Sendable {
 
     /// Stops a download, keeping what it holds for ``resume(_:)`` (or a later run).
     public func pause(_ id: Int) {
-        change { if $0.pause(id) { stops[id]?.stop(.paused) } }
+        change { if $0.pause(id) { stops[id]?.request(.paused) } }
     }
 
     public func resume(_ id: Int) {
@@ -100,7 +100,7 @@ public final class Downloader: @unchecked Sendable {
         let (wasRunning, url, completed) = change { queue -> (Bool, String?, Bool) in
             let completed = queue[id]?.state == .completed
             let running = queue.cancel(id)
-            if running { stops[id]?.stop(.cancelled) }
+            if running { stops[id]?.request(.cancelled) }
             return (running, queue[id]?.url, completed)
         }
         if !wasRunning, !completed, let url { _ = try? cache.delete(url) }
@@ -110,7 +110,7 @@ public final class Downloader: @unchecked Sendable {
     public func delete(_ id: Int) {
         let (wasRunning, url) = change { queue -> (Bool, String?) in
             let running = queue.cancel(id)
-            if running { stops[id]?.stop(.deleted) }
+            if running { stops[id]?.request(.deleted) }
             return (running, queue[id]?.url)
         }
         if !wasRunning, let url { _ = try? cache.delete(url) }
@@ -133,7 +133,7 @@ public final class Downloader: @unchecked Sendable {
                 while !Task.isCancelled {
                     let (started, idle) = lock.withLock { () -> ([DownloadQueue.Item], Bool) in
                         let started = queue.start()
-                        for task in started { stops[task.id] = StopSignal() }
+                        for task in started { stops[task.id] = StopRequest() }
                         return (started, queue.isIdle)
                     }
                     for task in started {
@@ -170,47 +170,6 @@ public final class Downloader: @unchecked Sendable {
 /// Why a running download was told to stop.
 enum StopReason: Sendable {
     case paused, cancelled, deleted
-}
-
-/// Tells one running download to stop, and lets it wait for that while its transfer runs.
-///
-/// `@unchecked Sendable`: `reason` and `waiters` are read and written under `lock`.
-final class StopSignal: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: StopReason?
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    var reason: StopReason? { lock.withLock { stored } }
-
-    func stop(_ reason: StopReason) {
-        let waiting = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
-            guard stored == nil else { return [] }
-            stored = reason
-            defer { waiters.removeAll() }
-            return waiters
-        }
-        for waiter in waiting { waiter.resume() }
-    }
-
-    /// Returns when stopped, or when the task is cancelled.
-    func wait() async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let now = lock.withLock { () -> Bool in
-                    if stored != nil || Task.isCancelled { return true }
-                    waiters.append(continuation)
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            let waiting = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
-                defer { waiters.removeAll() }
-                return waiters
-            }
-            for waiter in waiting { waiter.resume() }
-        }
-    }
 }
 
 /// Hands updates to the caller's callback one at a time, in the order they were sent.

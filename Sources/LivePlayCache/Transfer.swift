@@ -13,7 +13,7 @@ struct Transfer: Sendable {
     let options: DownloadOptions
     let client: HTTPClient
     let logger: Logger
-    let signal: StopSignal
+    let signal: StopRequest<StopReason>
     let report: @Sendable (DownloadUpdate) -> Void
 
     /// What the fetching child ended with: whether the file is whole (`nil`: cut short by cancellation), and

@@ -119,10 +119,10 @@ enum Probe {
         let player = LivePlayer(configuration: configuration)
         player.listener = listener
         let started = ContinuousClock.now
-        let stop = StreamStop()
+        let stop = StopRequest<Void>()
         async let outcome = stop.race { await player.run(url: target) }
         try? await Task.sleep(for: duration)
-        stop.fire()
+        stop.request()
         let ended = await outcome
         metrics.refresh()
         let success = listener.played && (ended == nil || ended == .ended)

@@ -86,7 +86,7 @@ public final class Monitor: @unchecked Sendable {
     private let onNote: @Sendable (MonitorNote) -> Void
     private let lock = NSLock()
     private var wanted: [MonitoredStream] = []
-    private var running: [String: (stream: MonitoredStream, stop: StreamStop)] = [:]
+    private var running: [String: (stream: MonitoredStream, stop: StopRequest<Void>)] = [:]
     private var metrics: [String: StreamMetrics] = [:]
     private let wakes: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
@@ -143,24 +143,24 @@ public final class Monitor: @unchecked Sendable {
                     group.addTask { await self.watch(stream.stream, stop: stream.stop) }
                 }
             } while await iterator.next() != nil && !Task.isCancelled
-            lock.withLock { for (_, entry) in running { entry.stop.fire() } }
+            lock.withLock { for (_, entry) in running { entry.stop.request() } }
             group.cancelAll()
         }
     }
 
     /// Stops what left the list or changed, and returns what to start.
-    private func reconcile() -> [(stream: MonitoredStream, stop: StreamStop)] {
-        let (starts, stopped) = lock.withLock { () -> ([(stream: MonitoredStream, stop: StreamStop)], [String]) in
+    private func reconcile() -> [(stream: MonitoredStream, stop: StopRequest<Void>)] {
+        let (starts, stopped) = lock.withLock { () -> ([(stream: MonitoredStream, stop: StopRequest<Void>)], [String]) in
             let plan = MonitorPlan(from: running.values.map(\.stream), to: wanted)
             var stopped: [String] = []
             for id in plan.stop + plan.restart.map(\.id) {
-                running.removeValue(forKey: id)?.stop.fire()
+                running.removeValue(forKey: id)?.stop.request()
                 stopped.append(id)
             }
             for id in plan.stop { metrics.removeValue(forKey: id)?.unregister() }
-            var starts: [(stream: MonitoredStream, stop: StreamStop)] = []
+            var starts: [(stream: MonitoredStream, stop: StopRequest<Void>)] = []
             for stream in plan.start + plan.restart {
-                let entry = (stream: stream, stop: StreamStop())
+                let entry = (stream: stream, stop: StopRequest<Void>())
                 running[stream.id] = entry
                 if metrics[stream.id] == nil { metrics[stream.id] = StreamMetrics(id: stream.id, registry: registry) }
                 starts.append(entry)
@@ -172,12 +172,12 @@ public final class Monitor: @unchecked Sendable {
     }
 
     /// One stream, for as long as it is on the list: play; when the player gives up, down, wait, play again.
-    private func watch(_ stream: MonitoredStream, stop: StreamStop) async {
+    private func watch(_ stream: MonitoredStream, stop: StopRequest<Void>) async {
         guard let metrics = lock.withLock({ metrics[stream.id] }) else { return }
         let kind = ((try? StreamURL.kind(of: stream.url)) ?? .httpFLV).rawValue
         var backoff = options.initialBackoff
         var first = true
-        while !stop.isFired, !Task.isCancelled {
+        while !stop.isRequested, !Task.isCancelled {
             if !first { metrics.reconnect(reason: "restart") }
             first = false
             metrics.sessionStarted()
@@ -186,7 +186,7 @@ public final class Monitor: @unchecked Sendable {
             let player = LivePlayer(configuration: options.configuration(for: stream))
             player.listener = listener
             let outcome = await stop.race { await player.run(url: stream.url) }
-            guard !stop.isFired, !Task.isCancelled, let outcome else { return }
+            guard !stop.isRequested, !Task.isCancelled, let outcome else { return }
             metrics.set(.down)
             if listener.played { backoff = options.initialBackoff }
             onNote(MonitorNote(stream: stream.id, kind: .down, retryIn: backoff, outcome: "\(outcome)"))
@@ -225,59 +225,5 @@ final class StreamListener: LivePlayListener, @unchecked Sendable {
     func onNetStatus(_ status: NetStatus) {
         metrics.update(status, protocol: kind)
         other?.onNetStatus(status)
-    }
-}
-
-/// Tells one stream's task to stop, and races its work against that.
-///
-/// `@unchecked Sendable`: `fired` and `waiters` are read and written under `lock`.
-final class StreamStop: @unchecked Sendable {
-    private let lock = NSLock()
-    private var fired = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    var isFired: Bool { lock.withLock { fired } }
-
-    func fire() {
-        let waiting = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
-            guard !fired else { return [] }
-            fired = true
-            defer { waiters.removeAll() }
-            return waiters
-        }
-        for waiter in waiting { waiter.resume() }
-    }
-
-    /// `work`'s result, or `nil` when the stop came first (the work is cancelled then).
-    func race<T: Sendable>(_ work: @escaping @Sendable () async -> T) async -> T? {
-        await withTaskGroup(of: T?.self) { group in
-            group.addTask { await work() }
-            group.addTask {
-                await self.wait()
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
-    }
-
-    private func wait() async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let now = lock.withLock { () -> Bool in
-                    if fired || Task.isCancelled { return true }
-                    waiters.append(continuation)
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            let waiting = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
-                defer { waiters.removeAll() }
-                return waiters
-            }
-            for waiter in waiting { waiter.resume() }
-        }
     }
 }

@@ -49,7 +49,7 @@ import Testing
                 try await MetricsServer(host: "127.0.0.1", port: 0, monitor: monitor).run { bound.set($0) }
             }
             defer { group.cancelAll() }
-            _ = LoopbackPort.wait(timeout: .seconds(5)) { bound.get() != nil }
+            _ = LoopbackPort.wait(timeout: .seconds(20)) { bound.get() != nil }
             let metricsPort = try #require(bound.get())
             try await Task.sleep(for: .seconds(4))
             let first = try Self.get(metricsPort, "/metrics")
