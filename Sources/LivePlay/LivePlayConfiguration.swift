@@ -37,6 +37,9 @@ public struct LivePlayConfiguration: Sendable {
     /// HTTP media on demand plays through this cache (docs/cache.md): a complete entry from disk with no
     /// request, a partial one from disk and then `Range`, a new one written as it plays. `nil`: no cache.
     public var cache: MediaCache?
+    /// The threads this session shares with others (many streams in one process, `liveplay monitor`); `nil`: a
+    /// thread of its own.
+    public var threads: PlaybackThreadGroup?
 
     public init(
         connectRetryCount: Int = 3, connectRetryInterval: Duration = .seconds(3), enableMessage: Bool = false,

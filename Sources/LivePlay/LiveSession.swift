@@ -16,8 +16,8 @@ public import Logging
 /// is down. Each turn of the loop moves what arrived through the stages: ``MediaIntake`` (one timeline across
 /// connections, which packets are played), ``PlayOut`` (jitter buffer and latency controller, decoders,
 /// presenter), and the ``SessionReporter`` says what happened. ``control`` pauses, seeks and changes the
-/// latency while playing. All of it runs on a thread of the session's own (``PlaybackThread``), not on the
-/// cooperative pool.
+/// latency while playing. All of it runs on a thread of the session's own (``PlaybackThread``), or one it shares
+/// with other sessions (``LivePlayConfiguration/threads``), not on the cooperative pool.
 public final class LiveSession<C: Clock> where C.Duration == Duration {
     public let url: String
     public let configuration: LivePlayConfiguration
@@ -93,11 +93,12 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         reporter.emit = onEvent
         reporter.emitStatus = onStatus
         reporter.time.restart()
-        let thread = PlaybackThreads.take()
+        let group = configuration.threads
+        let thread = group?.take() ?? PlaybackThreads.take()
         self.thread = thread
         defer {
             self.thread = nil
-            PlaybackThreads.giveBack(thread)
+            if group == nil { PlaybackThreads.giveBack(thread) }
         }
         return await withTaskExecutorPreference(thread) {
             let outcome = await connectAndPlay()

@@ -1,4 +1,6 @@
 import Foundation
+import HeapModule
+import Synchronization
 
 /// A task executor with one thread of its own, on which a playback's play loop, transport task and decoders
 /// run instead of on Swift's cooperative pool, and which also serves the play loop's tick sleeps.
@@ -14,10 +16,20 @@ import Foundation
 /// `@unchecked Sendable`: jobs and timers are read and written under `condition`; the thread is the only one that runs
 /// them.
 final class PlaybackThread: TaskExecutor, @unchecked Sendable {
-    private struct Timer {
+    /// A timer's place in the queue: its deadline, then the order timers were made in.
+    private struct Deadline: Comparable {
+        var instant: ContinuousClock.Instant
         var id: UInt64
-        var deadline: ContinuousClock.Instant
-        var continuation: CheckedContinuation<Void, any Error>
+
+        static func < (lhs: Deadline, rhs: Deadline) -> Bool {
+            (lhs.instant, lhs.id) < (rhs.instant, rhs.id)
+        }
+    }
+
+    /// What a timer does when it is due: resume a sleeping task, or call back on this thread.
+    private enum Waiter {
+        case sleeper(CheckedContinuation<Void, any Error>)
+        case action(@Sendable () -> Void)
     }
 
     /// A wait on the condition never outlasts this, so a step of the wall clock (which `NSCondition`
@@ -26,7 +38,11 @@ final class PlaybackThread: TaskExecutor, @unchecked Sendable {
 
     private let condition = NSCondition()
     private var queued: [UnownedJob] = []
-    private var timers: [Timer] = []
+    /// Every timer's deadline, soonest first; a cancelled timer stays until it comes up and is skipped (its
+    /// waiter is gone), so cancelling costs no search. Many sessions share a thread of a
+    /// ``PlaybackThreadGroup``, each with its ticks and read deadlines.
+    private var deadlines = Heap<Deadline>()
+    private var waiters: [UInt64: Waiter] = [:]
     private var cancelledTimers: Set<UInt64> = []
     private var nextTimer: UInt64 = 0
     private var isStopping = false
@@ -66,23 +82,37 @@ final class PlaybackThread: TaskExecutor, @unchecked Sendable {
                 // before the timer is registered cannot be missed.
                 let cancelled = condition.withLock {
                     if cancelledTimers.remove(id) != nil || Task.isCancelled { return true }
-                    timers.append(Timer(id: id, deadline: deadline, continuation: continuation))
-                    condition.signal()
+                    add(.sleeper(continuation), id: id, at: deadline)
                     return false
                 }
                 if cancelled { continuation.resume(throwing: CancellationError()) }
             }
         } onCancel: {
-            let timer: Timer? = condition.withLock {
-                guard let index = timers.firstIndex(where: { $0.id == id }) else {
+            let waiter: Waiter? = condition.withLock {
+                guard let waiter = waiters.removeValue(forKey: id) else {
                     cancelledTimers.insert(id)
                     return nil
                 }
-                return timers.remove(at: index)
+                return waiter
             }
-            timer?.continuation.resume(throwing: CancellationError())
+            if case .sleeper(let continuation) = waiter { continuation.resume(throwing: CancellationError()) }
         }
         _ = condition.withLock { cancelledTimers.remove(id) }
+    }
+
+    /// Calls `action` on this thread at `deadline`, unless ``cancelTimer(_:)`` comes first: a timer for code
+    /// that waits on a continuation of its own, with no task to sleep.
+    func schedule(at deadline: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) -> UInt64 {
+        condition.withLock {
+            defer { nextTimer &+= 1 }
+            add(.action(action), id: nextTimer, at: deadline)
+            return nextTimer
+        }
+    }
+
+    /// A timer of ``schedule(at:_:)`` will not call back (it may be running now, or have run).
+    func cancelTimer(_ id: UInt64) {
+        _ = condition.withLock { waiters.removeValue(forKey: id) }
     }
 
     /// Lets the thread finish what is queued and exit. Call once the work that prefers this executor is done.
@@ -93,24 +123,36 @@ final class PlaybackThread: TaskExecutor, @unchecked Sendable {
         }
     }
 
+    /// Under `condition`'s lock.
+    private func add(_ waiter: Waiter, id: UInt64, at deadline: ContinuousClock.Instant) {
+        waiters[id] = waiter
+        let soonest = deadlines.min?.instant
+        deadlines.insert(Deadline(instant: deadline, id: id))
+        // The thread waits for the soonest deadline it knew of; only a sooner one needs to wake it.
+        if soonest.map({ deadline < $0 }) ?? true { condition.signal() }
+    }
+
     private func runJobs() {
         var batch: [UnownedJob] = []
-        var due: [Timer] = []
+        var due: [Waiter] = []
         while true {
             condition.withLock {
                 while true {
                     let now = ContinuousClock.now
-                    due.append(contentsOf: timers.lazy.filter { $0.deadline <= now })
-                    timers.removeAll { $0.deadline <= now }
+                    while let soonest = deadlines.min, soonest.instant <= now {
+                        deadlines.removeMin()
+                        if let waiter = waiters.removeValue(forKey: soonest.id) { due.append(waiter) }
+                    }
                     if !queued.isEmpty || !due.isEmpty { break }
-                    if timers.isEmpty {
+                    if waiters.isEmpty {
+                        // Only cancelled timers are left: nothing will come of them.
+                        deadlines = Heap()
                         if isStopping {
                             isStopped = true
                             break
                         }
                         condition.wait()
-                    } else {
-                        let next = timers.lazy.map(\.deadline).min()!
+                    } else if let next = deadlines.min?.instant {
                         let seconds = Self.seconds(now.duration(to: next))
                         _ = condition.wait(until: Date(timeIntervalSinceNow: min(seconds, Self.longestWait)))
                     }
@@ -118,7 +160,12 @@ final class PlaybackThread: TaskExecutor, @unchecked Sendable {
                 swap(&batch, &queued)
             }
             if batch.isEmpty, due.isEmpty { return }
-            for timer in due { timer.continuation.resume() }
+            for waiter in due {
+                switch waiter {
+                case .sleeper(let continuation): continuation.resume()
+                case .action(let action): action()
+                }
+            }
             due.removeAll(keepingCapacity: true)
             for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }
             batch.removeAll(keepingCapacity: true)
@@ -128,6 +175,39 @@ final class PlaybackThread: TaskExecutor, @unchecked Sendable {
     private static func seconds(_ duration: Duration) -> Double {
         let (seconds, attoseconds) = duration.components
         return Double(seconds) + Double(attoseconds) * 1e-18
+    }
+}
+
+/// A fixed set of playback threads that many sessions share, each session on one of them (in turn): for a
+/// process that plays hundreds of streams at once (`liveplay monitor`), where a thread per session would spend
+/// the cores on switching between threads and the memory on their stacks. Like SwiftNIO's `EventLoopGroup`: give
+/// the same group to every player's ``LivePlayConfiguration/threads``; its threads end when the group is released
+/// and their sessions have ended.
+///
+/// A session's play loop, transport and decoders run on its thread between suspensions, so the sessions of one
+/// thread take turns: in probe mode a turn is a few microseconds; decoding sessions should have a thread each
+/// (no group), or a group no larger than the cores they may use.
+public final class PlaybackThreadGroup: Sendable {
+    /// How many threads the group has.
+    public var count: Int { threads.count }
+    private let threads: [PlaybackThread]
+    private let turn = Mutex(0)
+
+    /// - Parameter count: threads, at least 1 (the cores the sessions may use, typically).
+    public init(threads count: Int) {
+        threads = (0..<max(1, count)).map { _ in PlaybackThread(name: "liveplay-play") }
+    }
+
+    deinit {
+        for thread in threads { thread.stop() }
+    }
+
+    /// The thread the next session runs on.
+    func take() -> PlaybackThread {
+        threads[turn.withLock { turn in
+            defer { turn = (turn + 1) % threads.count }
+            return turn
+        }]
     }
 }
 

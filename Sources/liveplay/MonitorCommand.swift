@@ -34,6 +34,9 @@ struct MonitorCommand: AsyncParsableCommand {
     @Flag(help: "Decode every stream (default: probe mode, transport and timing figures only).")
     var decode = false
 
+    @Option(help: "Threads the streams' players share (0: a thread per stream; default: one per core).")
+    var playThreads = ProcessInfo.processInfo.activeProcessorCount
+
     @Flag(help: "Leave the once-a-second status lines out of the log (the metrics have them).")
     var noStatuses = false
 
@@ -52,6 +55,7 @@ struct MonitorCommand: AsyncParsableCommand {
         for url in urls where (try? StreamURL.kind(of: url)) == nil {
             throw ValidationError("\(Redaction.url(url)) is not a stream URL")
         }
+        guard (0...256).contains(playThreads) else { throw ValidationError("--play-threads must be 0…256") }
         if let streams { _ = try Self.read(streams) }
     }
 
@@ -97,8 +101,10 @@ struct MonitorCommand: AsyncParsableCommand {
         let writes = NSLock()
         let notes = EventLog(style: .json, output: output, sharing: writes)
         let (statuses, level, secrets) = (!noStatuses, logLevel, showSecrets)
+        var configuration = LivePlayConfiguration(decodes: decode)
+        if playThreads > 0 { configuration.threads = PlaybackThreadGroup(threads: playThreads) }
         let monitor = Monitor(
-            shard: shard, options: MonitorOptions(configuration: LivePlayConfiguration(decodes: decode)),
+            shard: shard, options: MonitorOptions(configuration: configuration),
             listeners: { stream in
                 let log = EventLog(style: .json, output: output, streamID: stream.id, level: level, sharing: writes)
                 log.start(url: secrets ? stream.url : Redaction.url(stream.url), mode: "monitor")
