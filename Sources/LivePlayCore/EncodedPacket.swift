@@ -8,7 +8,11 @@ public struct EncodedPacket: Sendable, Hashable {
     public var isKeyframe: Bool
     /// The codec payload, exactly as ffprobe counts it: length-prefixed NAL units for H.264 / HEVC,
     /// a raw AAC frame, or an MP3 frame.
-    public var payload: [UInt8]
+    public var payload: [UInt8] {
+        didSet { size = payload.count }
+    }
+    /// The payload's size in bytes, kept by ``droppingPayload()``.
+    public private(set) var size: Int
 
     public init(kind: MediaKind, dts: MediaTimestamp, pts: MediaTimestamp, isKeyframe: Bool, payload: [UInt8]) {
         self.kind = kind
@@ -16,7 +20,14 @@ public struct EncodedPacket: Sendable, Hashable {
         self.pts = pts
         self.isKeyframe = isKeyframe
         self.payload = payload
+        size = payload.count
     }
 
-    public var size: Int { payload.count }
+    /// The packet without its payload, its ``size`` kept: what a probe (no decoding) buffers and paces, a few
+    /// bytes instead of the frame.
+    public func droppingPayload() -> EncodedPacket {
+        var packet = EncodedPacket(kind: kind, dts: dts, pts: pts, isKeyframe: isKeyframe, payload: [])
+        packet.size = size
+        return packet
+    }
 }
