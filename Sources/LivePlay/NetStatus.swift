@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The once-per-second status of a playing stream (`onNetStatus`): typed fields, and ``dictionary`` with
 /// TXLivePlayer's `NET_STATUS_*` keys plus liveplay's own (lowercase). Delivered every second of the
@@ -137,7 +138,20 @@ struct CPUUsage {
         return (max(0, process), min(100, max(0, machine)))
     }
 
+    /// The last reading and when it was made: process-wide, so a thousand sessions sampling once a second
+    /// read `/proc` a few times a second between them, not a thousand.
+    private static let recent = Mutex<(reading: (process: Double, busy: Double, total: Double), at: ContinuousClock.Instant)?>(nil)
+    private static let reuseFor = Duration.milliseconds(250)
+
     private static func read() -> (process: Double, busy: Double, total: Double)? {
+        let now = ContinuousClock.now
+        if let cached = recent.withLock({ $0 }), now - cached.at < reuseFor { return cached.reading }
+        guard let reading = readProc() else { return nil }
+        recent.withLock { $0 = (reading, now) }
+        return reading
+    }
+
+    private static func readProc() -> (process: Double, busy: Double, total: Double)? {
         guard let own = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
             let all = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
             let close = own.lastIndex(of: ")")
