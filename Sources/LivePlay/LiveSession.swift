@@ -115,7 +115,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         if let source { return await play(source) }
         do {
             return try await ConnectionSupervisor.withSource(
-                for: url, options: configuration.transport, logger: logger, sleep: sleep
+                for: url, options: configuration.transport, logger: logger, timer: tickTimer
             ) { source in
                 if let cache = configuration.cache, let network = source as? HTTPFLVSource {
                     return await play(CachingSource(network: network, cache: cache))
@@ -196,7 +196,9 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
                 at: now, playOut: playOut, position: progressPosition,
                 endToEndLatency: playOut.engine.position.flatMap(endToEndLatency),
                 mediaDuration: playOut.onDemand ? intake.mediaDuration ?? 0 : nil)
-            if playOut.hasRoom {
+            if playOut.hasRoom, let timer = tickTimer {
+                await handoff.wait(until: .now + tickInterval, timer: timer)
+            } else if playOut.hasRoom {
                 await handoff.wait { try? await sleep(tickInterval) }
             } else {
                 try? await sleep(tickInterval)
@@ -211,10 +213,16 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     /// Waits on the session's clock. The real clock's waits are timed by the session's thread rather than
     /// by a libdispatch timer and a hop through the cooperative pool, a hundred times a second.
     private var sleep: @Sendable (Duration) async throws -> Void {
-        if let thread, C.self == ContinuousClock.self {
+        if let thread = tickTimer {
             return { [thread] duration in try await thread.sleep(until: .now + duration) }
         }
         return { [clock] duration in try await clock.sleep(for: duration) }
+    }
+
+    /// The session's thread, when the session's clock is the real one: it times the ticks and the transport's
+    /// deadlines with no task to sleep.
+    private var tickTimer: PlaybackThread? {
+        C.self == ContinuousClock.self ? thread : nil
     }
 
     /// Carries out what the supervisor says, in order.
@@ -291,7 +299,8 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             case .play(let packet):
                 if arrivalTap != nil { readPackets.append(ArrivalRead.Packet(packet)) }
                 recorders.last?.take(packet, expectsVideo: intake.expectsVideo)
-                playOut.take(step, arrivedAt: arrivedAt)
+                // Probe mode decodes nothing: the jitter buffer paces the packets' times and sizes, not their bytes.
+                playOut.take(configuration.decodes ? step : .play(packet.droppingPayload()), arrivedAt: arrivedAt)
             case .videoConfiguration(let video):
                 recorders.last?.configure(video: video)
                 playOut.take(step, arrivedAt: arrivedAt)

@@ -1,5 +1,6 @@
 import Foundation
 import HeapModule
+import LivePlayTransport
 import Synchronization
 
 /// A task executor with one thread of its own, on which a playback's play loop, transport task and decoders
@@ -15,7 +16,7 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: jobs and timers are read and written under `condition`; the thread is the only one that runs
 /// them.
-final class PlaybackThread: TaskExecutor, @unchecked Sendable {
+final class PlaybackThread: TaskExecutor, DeadlineTimer, @unchecked Sendable {
     /// A timer's place in the queue: its deadline, then the order timers were made in.
     private struct Deadline: Comparable {
         var instant: ContinuousClock.Instant
@@ -108,6 +109,10 @@ final class PlaybackThread: TaskExecutor, @unchecked Sendable {
             add(.action(action), id: nextTimer, at: deadline)
             return nextTimer
         }
+    }
+
+    func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> UInt64 {
+        schedule(at: .now + delay, action)
     }
 
     /// A timer of ``schedule(at:_:)`` will not call back (it may be running now, or have run).

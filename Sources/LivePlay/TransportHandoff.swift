@@ -102,6 +102,29 @@ final class TransportHandoff<Element: Sendable>: @unchecked Sendable {
         }
     }
 
+    /// Waits until an item is queued or `deadline` passes on `timer` (the session's thread), whichever is first:
+    /// one continuation, no tasks, for a loop that waits a hundred times a second.
+    func wait(until deadline: ContinuousClock.Instant, timer: PlaybackThread) async {
+        guard lock.withLock({ items.isEmpty && !closed }) else { return }
+        var token: UInt64?
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let resumeNow = lock.withLock {
+                    if !items.isEmpty || closed || Task.isCancelled { return true }
+                    doorbell = continuation
+                    return false
+                }
+                if resumeNow { return continuation.resume() }
+                token = timer.schedule(at: deadline) { [weak self] in self?.ringDoorbell() }
+            }
+        } onCancel: {
+            self.ringDoorbell()
+        }
+        // The timer calls back on this same thread, so it has either run or not started: cancelled, it cannot
+        // ring a later wait's doorbell.
+        if let token { timer.cancelTimer(token) }
+    }
+
     /// Wakes the receiver waiting now, if any, as an item would (a control request that should not wait a tick).
     func wake() {
         ringDoorbell()

@@ -119,12 +119,16 @@ public struct TransportOptions: Sendable, Hashable {
     public var allowsInsecureTLS: Bool
     /// RTMP buffer length announced to the server.
     public var rtmpBufferLength: Duration
+    /// HTTP-FLV: after each read of the socket, wait this long before the next, so a read takes whatever arrived
+    /// meanwhile in one piece (SRS's "merged read"): far fewer reads and wake-ups per stream for a process that
+    /// watches hundreds, arrival times coarser by as much. Zero (the default): read as soon as bytes arrive.
+    public var readInterval: Duration
 
     public init(
         resolveTimeout: Duration = .seconds(5), connectTimeout: Duration = .seconds(5),
         handshakeTimeout: Duration = .seconds(10), noDataTimeout: Duration = .seconds(5),
         minimumGoodput: Double = 0.1, goodputWindow: Duration = .seconds(10), headers: [HTTPHeaderField] = [],
-        allowsInsecureTLS: Bool = false, rtmpBufferLength: Duration = .milliseconds(1000)
+        allowsInsecureTLS: Bool = false, rtmpBufferLength: Duration = .milliseconds(1000), readInterval: Duration = .zero
     ) {
         self.resolveTimeout = resolveTimeout
         self.connectTimeout = connectTimeout
@@ -135,6 +139,7 @@ public struct TransportOptions: Sendable, Hashable {
         self.headers = headers
         self.allowsInsecureTLS = allowsInsecureTLS
         self.rtmpBufferLength = rtmpBufferLength
+        self.readInterval = readInterval
     }
 }
 

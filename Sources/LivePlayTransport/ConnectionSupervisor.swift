@@ -43,7 +43,7 @@ public struct GoodputLimits: Sendable, Hashable {
 /// to the play loop in order.
 ///
 /// The play loop never chooses a transport, touches the HTTP client or asks for a connection to be dropped:
-/// ``withSource(for:options:logger:sleep:_:)`` makes the source and keeps the client alive exactly as long as
+/// ``withSource(for:options:logger:timer:_:)`` makes the source and keeps the client alive exactly as long as
 /// the playback, and ``run(from:deliver:)`` is the connect–read–retry loop. Goodput is judged here, once:
 /// media time received per time passed (``GoodputMeter``), on the clock the player passes in.
 public struct ConnectionSupervisor: Sendable {
@@ -73,12 +73,12 @@ public struct ConnectionSupervisor: Sendable {
     /// Makes the source `url` names (`http(s)` HTTP-FLV, `rtmp(s)` RTMP, a path or `file://` a local file)
     /// and runs `body` with it. An HTTP-FLV source's client is shut down when `body` returns.
     ///
-    /// - Parameter sleep: the timer an HTTP body read races for its no-data timeout.
+    /// - Parameter timer: times an HTTP response's handshake deadline and each body read's no-data timeout
+    ///   (`nil`: the request's event loop).
     /// - Throws: ``TransportError/Code/invalidURL`` for a URL that names no source, or the HTTP client's
     ///   failure to shut down.
     public static func withSource<Result>(
-        for url: String, options: TransportOptions, logger: Logger,
-        sleep: @escaping @Sendable (Duration) async throws -> Void,
+        for url: String, options: TransportOptions, logger: Logger, timer: (any DeadlineTimer)?,
         _ body: (any ByteSource) async -> Result
     ) async throws(TransportError) -> Result {
         switch try StreamURL.kind(of: url) {
@@ -87,7 +87,7 @@ public struct ConnectionSupervisor: Sendable {
                 return try await HTTPClient.withHTTPClient(
                     configuration: HTTPFLVSource.clientConfiguration(options), backgroundActivityLogger: logger
                 ) { client in
-                    await body(HTTPFLVSource(url: url, options: options, client: client, logger: logger, sleep: sleep))
+                    await body(HTTPFLVSource(url: url, options: options, client: client, logger: logger, timer: timer))
                 }
             } catch {
                 throw TransportError(.readFailed, "the HTTP client failed", detail: "\(error)")

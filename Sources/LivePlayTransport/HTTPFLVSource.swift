@@ -20,22 +20,21 @@ public struct HTTPFLVSource: ByteSource {
     public let options: TransportOptions
     private let client: HTTPClient
     private let logger: Logger
-    fileprivate let sleep: @Sendable (Duration) async throws -> Void
+    fileprivate let timer: (any DeadlineTimer)?
 
     /// - Parameters:
     ///   - client: made with ``HTTPFLVSource/clientConfiguration(_:)`` and owned by the caller, which shuts
     ///     it down (`HTTPClient.withHTTPClient`).
-    ///   - sleep: the timer a body read races (``TransportOptions/noDataTimeout``); `Task.sleep` by default.
-    ///     A player passes its own thread's timer, so reads arm no libdispatch timers.
+    ///   - timer: times the handshake deadline and each read's ``TransportOptions/noDataTimeout``: a player
+    ///     passes its own thread's, so reads arm no other timers; `nil`, the request's event loop.
     public init(
-        url: String, options: TransportOptions, client: HTTPClient, logger: Logger,
-        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+        url: String, options: TransportOptions, client: HTTPClient, logger: Logger, timer: (any DeadlineTimer)? = nil
     ) {
         self.url = url
         self.options = options
         self.client = client
         self.logger = logger
-        self.sleep = sleep
+        self.timer = timer
     }
 
     /// The client configuration these options need: timeouts, redirects, TLS verification.
@@ -75,14 +74,13 @@ public struct HTTPFLVSource: ByteSource {
         HTTPFLVConnection(source: self, offset: offset, continuation: validator.map { .ifRange($0) } ?? .unconditional)
     }
 
-    fileprivate func request(_ url: String, offset: Int64, ifRange: String?) -> HTTPClientRequest {
-        var request = HTTPClientRequest(url: url)
-        request.method = .GET
-        for field in options.headers { request.headers.add(name: field.name, value: field.value) }
-        if offset > 0 { request.headers.replaceOrAdd(name: "Range", value: "bytes=\(offset)-") }
-        if offset > 0, let ifRange { request.headers.replaceOrAdd(name: "If-Range", value: ifRange) }
-        if !request.headers.contains(name: "User-Agent") { request.headers.add(name: "User-Agent", value: "liveplay") }
-        return request
+    fileprivate func request(_ url: String, offset: Int64, ifRange: String?) throws -> HTTPClient.Request {
+        var headers = HTTPHeaders()
+        for field in options.headers { headers.add(name: field.name, value: field.value) }
+        if offset > 0 { headers.replaceOrAdd(name: "Range", value: "bytes=\(offset)-") }
+        if offset > 0, let ifRange { headers.replaceOrAdd(name: "If-Range", value: ifRange) }
+        if !headers.contains(name: "User-Agent") { headers.add(name: "User-Agent", value: "liveplay") }
+        return try HTTPClient.Request(url: url, method: .GET, headers: headers)
     }
 
     fileprivate var httpClient: HTTPClient { client }
@@ -92,7 +90,7 @@ public struct HTTPFLVSource: ByteSource {
 private final class HTTPFLVConnection: ByteConnection {
     private enum State {
         case idle
-        case connected(HTTPClientResponse.Body.AsyncIterator, HTTPFLVResponse)
+        case connected(HTTPClient.Task<Void>, HTTPBodyReceiver, HTTPFLVResponse)
         case finished
     }
 
@@ -134,62 +132,52 @@ private final class HTTPFLVConnection: ByteConnection {
             return try await resolve()
         case .idle:
             return try await open()
-        case .connected(let iterator, var response):
-            let chunk: ByteBuffer?
-            let advanced: HTTPClientResponse.Body.AsyncIterator
-            do {
-                (chunk, advanced) = try await Self.read(
-                    iterator, within: source.options.noDataTimeout, sleep: source.sleep)
-            } catch {
-                state = .finished
-                throw Self.map(error, connected: true, target: target)
-            }
-            let iterator = advanced
-            guard let chunk else {
-                state = .finished
+        case .connected(let task, let receiver, var response):
+            let timer = source.timer ?? EventLoopTimer(task.eventLoop)
+            let chunks: [ByteBuffer]
+            switch await receiver.next(within: source.options.noDataTimeout, timer: timer) {
+            case .bytes(let parts): chunks = parts
+            case .end:
+                finish(task)
                 if response.end == .finished { return nil }
                 throw TransportError(.serverClosed, "\(target) ended the live stream (after \(response.received) bytes)")
+            case .failure(let error):
+                finish(task)
+                throw Self.map(error, connected: true, target: target)
+            case .timedOut:
+                finish(task)
+                throw TransportError(.noData, "no bytes for \(source.options.noDataTimeout)")
+            case .cancelled, .head:
+                finish(task)
+                throw TransportError(.readFailed, "reading from \(target) was cancelled")
             }
+            let count = chunks.reduce(0) { $0 + $1.readableBytes }
             do throws(WireError) {
-                try response.receive(chunk.readableBytes)
+                try response.receive(count)
             } catch {
-                state = .finished
+                finish(task)
                 throw TransportError(error)
             }
-            state = .connected(iterator, response)
-            if partial, case .seek = continuation, response.received == chunk.readableBytes {
-                return .bytes(resumedStreamHeader + Array(chunk.readableBytesView))
-            }
-            return .bytes(Array(chunk.readableBytesView))
+            state = .connected(task, receiver, response)
+            var bytes: [UInt8] = []
+            let seekStart = partial && response.received == count
+            if case .seek = continuation, seekStart { bytes = resumedStreamHeader }
+            bytes.reserveCapacity(bytes.count + count)
+            for chunk in chunks { bytes.append(contentsOf: chunk.readableBytesView) }
+            return .bytes(bytes)
         case .finished:
             return nil
         }
     }
 
     func close() async {
+        if case .connected(let task, _, _) = state { task.cancel() }
         state = .finished
     }
 
-    /// The next body chunk, or `.noData` when none arrives in time. AsyncHTTPClient's idle-read timeout
-    /// does not cover a streamed body, so the read races a timer; the loser is cancelled.
-    private static func read(
-        _ iterator: HTTPClientResponse.Body.AsyncIterator, within timeout: Duration,
-        sleep: @escaping @Sendable (Duration) async throws -> Void
-    ) async throws -> (ByteBuffer?, HTTPClientResponse.Body.AsyncIterator) {
-        let box = IteratorBox(iterator)
-        let chunk = try await withThrowingTaskGroup(of: ReadResult.self) { group in
-            group.addTask { .chunk(try await box.next()) }
-            group.addTask {
-                try await sleep(timeout)
-                return .timedOut
-            }
-            defer { group.cancelAll() }
-            guard case .chunk(let chunk) = try await group.next() else {
-                throw TransportError(.noData, "no bytes for \(timeout)")
-            }
-            return chunk
-        }
-        return (chunk, box.iterator)
+    private func finish(_ task: HTTPClient.Task<Void>) {
+        task.cancel()
+        state = .finished
     }
 
     /// Resolves the URL's host first, so the startup timeline shows DNS apart from the request and a
@@ -214,22 +202,40 @@ private final class HTTPFLVConnection: ByteConnection {
 
     private func open() async throws(TransportError) -> TransportEvent {
         let redacted = Redaction.url(source.url)
-        let deadline = NIODeadline.now() + .nanoseconds(source.options.handshakeTimeout.nanoseconds)
+        let deadline = ContinuousClock.now + source.options.handshakeTimeout
         var url = source.url
         var visited: Set<String> = [url]
-        var response: HTTPClientResponse
+        var task: HTTPClient.Task<Void>
+        var receiver: HTTPBodyReceiver
+        var response: HTTPResponseHead
         while true {
             source.log.debug("HTTP-FLV request", metadata: ["url": "\(Redaction.url(url))"])
+            let request: HTTPClient.Request
             do {
-                response = try await source.httpClient.execute(
-                    source.request(url, offset: offset, ifRange: ifRange), deadline: deadline, logger: source.log)
+                request = try source.request(url, offset: offset, ifRange: ifRange)
             } catch {
                 state = .finished
                 throw Self.map(error, connected: false, target: target)
             }
+            receiver = HTTPBodyReceiver(limit: Self.bufferLimit, readInterval: source.options.readInterval)
+            task = source.httpClient.execute(request: request, delegate: receiver, logger: source.log)
+            let timer = source.timer ?? EventLoopTimer(task.eventLoop)
+            switch await receiver.next(within: ContinuousClock.now.duration(to: deadline), timer: timer) {
+            case .head(let head): response = head
+            case .failure(let error):
+                finish(task)
+                throw Self.map(error, connected: false, target: target)
+            case .timedOut:
+                finish(task)
+                throw TransportError(.handshakeFailed, "\(target) sent no HTTP response within the handshake deadline")
+            case .bytes, .end, .cancelled:
+                finish(task)
+                throw TransportError(.handshakeFailed, "\(target) closed the connection before answering")
+            }
             guard Self.redirectStatuses.contains(response.status.code),
                 let location = response.headers.first(name: "Location")
             else { break }
+            task.cancel()
             let next: String?
             do throws(TransportError) {
                 next = try Self.redirect(from: url, to: location, visited: &visited, target: target)
@@ -246,18 +252,18 @@ private final class HTTPFLVConnection: ByteConnection {
             head = try HTTPFLVResponse(
                 status: Int(response.status.code), reason: response.status.reasonPhrase, headers: response.headers)
         } catch {
-            state = .finished
+            finish(task)
             var failure = TransportError(error)
             failure.message += " for \(redacted)"
             throw failure
         }
         partial = offset > 0 && response.status.code == 206
         if partial, let range = response.headers.first(name: "Content-Range"), Self.rangeStart(range) != offset {
-            state = .finished
+            finish(task)
             throw TransportError(
                 .protocolViolation, "\(target) sent a range (\(range.prefix(64))) that does not start at \(offset)")
         }
-        state = .connected(response.body.makeAsyncIterator(), head)
+        state = .connected(task, receiver, head)
         pending.append(.handshakeDone)
         if let length = head.expectedLength {
             let file = RemoteFile(
@@ -268,6 +274,9 @@ private final class HTTPFLVConnection: ByteConnection {
         }
         return .connected(serverAddress: Self.serverAddress(URL(string: url)))
     }
+
+    /// Bytes buffered for the reader beyond which the event loop stops reading the socket (TCP's backpressure).
+    static let bufferLimit = 512 * 1024
 
     private var ifRange: String? {
         if case .ifRange(let validator) = continuation { return validator }
@@ -380,26 +389,5 @@ private final class HTTPFLVConnection: ByteConnection {
         return failure(
             connected ? .readFailed : .connectFailed,
             connected ? "reading from \(target) failed" : "cannot connect to \(target)")
-    }
-}
-
-private enum ReadResult: Sendable {
-    case chunk(ByteBuffer?)
-    case timedOut
-}
-
-/// Carries the body iterator into the reading child task. Only one task touches it at a time: the
-/// child while the group runs, the connection after the group (which awaits all children) returns.
-///
-/// `@unchecked Sendable`: one task at a time touches the iterator (above).
-private final class IteratorBox: @unchecked Sendable {
-    var iterator: HTTPClientResponse.Body.AsyncIterator
-
-    init(_ iterator: HTTPClientResponse.Body.AsyncIterator) {
-        self.iterator = iterator
-    }
-
-    func next() async throws -> ByteBuffer? {
-        try await iterator.next()
     }
 }

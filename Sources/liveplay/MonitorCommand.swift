@@ -37,6 +37,9 @@ struct MonitorCommand: AsyncParsableCommand {
     @Option(help: "Threads the streams' players share (0: a thread per stream; default: one per core).")
     var playThreads = ProcessInfo.processInfo.activeProcessorCount
 
+    @Option(help: "Milliseconds between reads of an HTTP-FLV socket: each read takes what arrived meanwhile (0: at once).")
+    var readInterval = 100
+
     @Flag(help: "Leave the once-a-second status lines out of the log (the metrics have them).")
     var noStatuses = false
 
@@ -55,6 +58,7 @@ struct MonitorCommand: AsyncParsableCommand {
         for url in urls where (try? StreamURL.kind(of: url)) == nil {
             throw ValidationError("\(Redaction.url(url)) is not a stream URL")
         }
+        guard (0...1000).contains(readInterval) else { throw ValidationError("--read-interval must be 0…1000 ms") }
         guard (0...256).contains(playThreads) else { throw ValidationError("--play-threads must be 0…256") }
         if let streams { _ = try Self.read(streams) }
     }
@@ -103,6 +107,7 @@ struct MonitorCommand: AsyncParsableCommand {
         let (statuses, level, secrets) = (!noStatuses, logLevel, showSecrets)
         var configuration = LivePlayConfiguration(decodes: decode)
         if playThreads > 0 { configuration.threads = PlaybackThreadGroup(threads: playThreads) }
+        configuration.transport.readInterval = .milliseconds(readInterval)
         let monitor = Monitor(
             shard: shard, options: MonitorOptions(configuration: configuration),
             listeners: { stream in

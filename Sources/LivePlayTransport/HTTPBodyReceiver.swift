@@ -1,0 +1,228 @@
+import AsyncHTTPClient
+import Foundation
+import LivePlayCore
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+
+/// Calls back once at a deadline, unless cancelled first: the timer a body read waits with.
+///
+/// A player passes its playback thread, so a wait arms no libdispatch or event-loop timer and the callback runs
+/// where the reader runs; without one, the request's event loop times the wait.
+public protocol DeadlineTimer: Sendable {
+    /// Calls `action` after `delay`; the token cancels it.
+    func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> UInt64
+    /// The timer `token` names will not call back (it may have already).
+    func cancelTimer(_ token: UInt64)
+}
+
+/// One HTTP response as AsyncHTTPClient's event loop delivers it (`HTTPClientResponseDelegate`), buffered for a
+/// reader that takes everything that arrived since its last read in one piece.
+///
+/// Nothing is spawned per read: the event loop appends each body part under a lock and resumes the reader if it
+/// waits; a wait is one continuation, ended by the next part, the end of the response, an error or the reader's
+/// deadline timer. A reader that falls behind holds the event loop back past ``limit`` buffered bytes (the part's
+/// future completes when the reader takes), so bytes keep TCP's backpressure and the buffer stays bounded.
+///
+/// `@unchecked Sendable`: every field is read and written under `lock`.
+final class HTTPBodyReceiver: HTTPClientResponseDelegate, @unchecked Sendable {
+    typealias Response = Void
+
+    /// What a wait ended with.
+    enum Arrival {
+        case head(HTTPResponseHead)
+        case bytes([ByteBuffer])
+        case end
+        case failure(any Error)
+        case timedOut
+        case cancelled
+    }
+
+    private let lock = NIOLock()
+    private let limit: Int
+    private var head: HTTPResponseHead?
+    private var headTaken = false
+    private var parts: [ByteBuffer] = []
+    private var bufferedBytes = 0
+    private var ended = false
+    private var failure: (any Error)?
+    private var waiter: CheckedContinuation<Arrival, Never>?
+    /// The event loop's next body part waits for this while ``limit`` bytes are buffered.
+    private var room: EventLoopPromise<Void>?
+
+    /// Waits after each body part before AsyncHTTPClient reads the socket again (``TransportOptions/readInterval``).
+    private let readInterval: Duration
+    /// The parts of the socket read being delivered have had their pause.
+    private var readPaused = false
+
+    init(limit: Int, readInterval: Duration = .zero) {
+        self.limit = limit
+        self.readInterval = readInterval
+    }
+
+    // MARK: - The event loop's side
+
+    func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        let ready = lock.withLock { () -> Ready? in
+            self.head = head
+            return readyLocked()
+        }
+        ready?.resume()
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        let (ready, wait) = lock.withLock { () -> (Ready?, EventLoopFuture<Void>?) in
+            parts.append(buffer)
+            bufferedBytes += buffer.readableBytes
+            var wait: EventLoopFuture<Void>?
+            if bufferedBytes >= limit {
+                let promise = task.eventLoop.makePromise(of: Void.self)
+                room = promise
+                wait = promise.futureResult
+            }
+            return (readyLocked(), wait)
+        }
+        ready?.resume()
+        if let wait { return wait }
+        return pauseAfterRead(task.eventLoop) ?? task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    /// With a ``TransportOptions/readInterval``: the pause before AsyncHTTPClient reads the socket again, taken at
+    /// the first body part of each read. One read of the socket makes many parts (a chunked body's chunks, a tag
+    /// each); the rest of them pass at once when the pause ends, and the flag that marks them resets only after,
+    /// in a task queued on the event loop behind them.
+    private func pauseAfterRead(_ eventLoop: any EventLoop) -> EventLoopFuture<Void>? {
+        guard readInterval > .zero else { return nil }
+        let first = lock.withLock {
+            defer { readPaused = true }
+            return !readPaused
+        }
+        guard first else { return nil }
+        let pause = eventLoop.scheduleTask(in: .nanoseconds(readInterval.nanoseconds)) {}.futureResult
+        pause.whenComplete { _ in
+            eventLoop.execute { self.lock.withLock { self.readPaused = false } }
+        }
+        return pause
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+        let ready = lock.withLock { () -> Ready? in
+            ended = true
+            return readyLocked()
+        }
+        ready?.resume()
+    }
+
+    func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
+        let ready = lock.withLock { () -> Ready? in
+            if failure == nil { failure = error }
+            return readyLocked()
+        }
+        ready?.resume()
+    }
+
+    /// A waiting reader and what it gets, to be resumed outside the lock.
+    private struct Ready {
+        let waiter: CheckedContinuation<Arrival, Never>
+        let arrival: Arrival
+
+        func resume() {
+            waiter.resume(returning: arrival)
+        }
+    }
+
+    /// Under `lock`: the waiting reader, if what it waits for is there now.
+    private func readyLocked() -> Ready? {
+        guard let waiter, let arrival = takeLocked() else { return nil }
+        self.waiter = nil
+        return Ready(waiter: waiter, arrival: arrival)
+    }
+
+    // MARK: - The reader's side
+
+    /// The response head, everything buffered, the end or the error: whichever is there, else waits for it at
+    /// most `timeout` (`.timedOut`), or until the task is cancelled (`.cancelled`). Everything buffered comes at
+    /// once, in order; the head comes before the first bytes.
+    func next(within timeout: Duration, timer: any DeadlineTimer) async -> Arrival {
+        if let arrival = lock.withLock({ takeLocked() }) {
+            return arrival
+        }
+        var token: UInt64?
+        let arrival = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Arrival, Never>) in
+                let now: Arrival? = lock.withLock {
+                    if let arrival = takeLocked() { return arrival }
+                    if Task.isCancelled { return .cancelled }
+                    waiter = continuation
+                    return nil
+                }
+                if let now { return continuation.resume(returning: now) }
+                token = timer.schedule(after: timeout) { [weak self] in self?.wake(with: .timedOut) }
+            }
+        } onCancel: {
+            wake(with: .cancelled)
+        }
+        if let token { timer.cancelTimer(token) }
+        return arrival
+    }
+
+    /// Ends the wait, if the reader still waits.
+    private func wake(with arrival: Arrival) {
+        let waiter = lock.withLock {
+            defer { self.waiter = nil }
+            return self.waiter
+        }
+        waiter?.resume(returning: arrival)
+    }
+
+    /// Under `lock`: what the reader can have now.
+    private func takeLocked() -> Arrival? {
+        if !headTaken, let head {
+            headTaken = true
+            return .head(head)
+        }
+        if !parts.isEmpty {
+            defer {
+                parts.removeAll(keepingCapacity: true)
+                bufferedBytes = 0
+                room?.succeed()
+                room = nil
+            }
+            return .bytes(parts)
+        }
+        if let failure { return .failure(failure) }
+        if ended { return .end }
+        return nil
+    }
+}
+
+/// The request's event loop as a ``DeadlineTimer``, for a reader without a thread of its own.
+///
+/// `@unchecked Sendable`: the scheduled tasks are read and written under `lock`.
+final class EventLoopTimer: DeadlineTimer, @unchecked Sendable {
+    private let eventLoop: any EventLoop
+    private let lock = NIOLock()
+    private var scheduled: [UInt64: Scheduled<Void>] = [:]
+    private var next: UInt64 = 0
+
+    init(_ eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+    }
+
+    func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> UInt64 {
+        lock.withLock {
+            defer { next &+= 1 }
+            let token = next
+            scheduled[token] = eventLoop.scheduleTask(in: .nanoseconds(delay.nanoseconds)) { [weak self] in
+                self?.cancelTimer(token)
+                action()
+            }
+            return token
+        }
+    }
+
+    func cancelTimer(_ token: UInt64) {
+        lock.withLock { scheduled.removeValue(forKey: token) }?.cancel()
+    }
+}
