@@ -26,8 +26,9 @@
 // | thread or executor | started by | what runs on it | how it ends |
 // |---|---|---|---|
 // | `liveplay-play` (``PlaybackThread``, a `TaskExecutor`) | ``LiveSession/run(onEvent:onStatus:)``, taken from ``PlaybackThreads`` (the threads of sessions that ended) or new | the play loop, the supervisor's task, demuxing, decoding, the sinks, the session's timers | given back when the session's `run` returns; ends when 16 already wait |
+// | or the threads of a ``PlaybackThreadGroup`` (``LivePlayConfiguration/threads``; `liveplay monitor`: one per core) | the group, when it is made | the same, for every session given the group, in turn | when the group is released and its sessions have ended |
 // | the same, for each stream a ``PreloadPool`` keeps ready | ``PreloadPool/preload(_:)`` | that stream's session while it preloads, then as a player's once switched to | as above, when the pool lets it go or its player stops |
-// | SwiftNIO's singleton event loops, `NIO-SGLTN-*` (one per core) | the first HTTP-FLV connection in the process | HTTP-FLV sockets and TLS (AsyncHTTPClient) | shared by the process; never |
+// | SwiftNIO's singleton event loops, `NIO-SGLTN-*` (one per core) | the first HTTP-FLV connection in the process | HTTP-FLV sockets and TLS (AsyncHTTPClient); a response's body parts go into its `HTTPBodyReceiver`, which the supervisor's task takes from | shared by the process; never |
 // | `liveplay-rtmp` | each RTMP connection | librtmp's blocking connect and reads | the connection closes |
 // | `liveplay-watch` | each RTMP connection | its handshake deadline and goodput watchdog, which shut the socket down | the connection closes |
 // | a resolver helper (unnamed) | a connection to a host name, not an address | one `getaddrinfo`, which cannot be interrupted | the lookup returns (abandoned after its timeout) |
@@ -35,7 +36,7 @@
 // | `liveplay-record`, one per recording | ``PlaybackControl/startRecording(_:)`` (``Recorder``) | libavformat's muxer, the file's writes and free-space checks | the recording stops and its file is closed |
 // | libdispatch workers (`…qos.overcommit`) | ``LivePlayer``'s serial delivery queue | listener callbacks, one at a time | idle for 5 s |
 //
-// Between them: `TransportHandoff` (supervisor → play loop, bounded, so the transport keeps its
-// backpressure), `ByteHandoff` (the librtmp thread → the supervisor), a writer queue per sink and recording, and the
+// Between them: `HTTPBodyReceiver` (event loop → supervisor, bounded: past 512 KiB the event loop stops reading the
+// socket), `TransportHandoff` (supervisor → play loop, bounded, so the transport keeps its backpressure), `ByteHandoff` (the librtmp thread → the supervisor), a writer queue per sink and recording, and the
 // listener queue. Locks guard state shared with other threads (``PlaybackControl``, the RTMP connection's
 // control); every `@unchecked Sendable` type says why on the line above it.

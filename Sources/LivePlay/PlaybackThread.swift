@@ -198,9 +198,11 @@ public final class PlaybackThreadGroup: Sendable {
     private let threads: [PlaybackThread]
     private let turn = Mutex(0)
 
-    /// - Parameter count: threads, at least 1 (the cores the sessions may use, typically).
-    public init(threads count: Int) {
-        threads = (0..<max(1, count)).map { _ in PlaybackThread(name: "liveplay-play") }
+    /// - Parameters:
+    ///   - count: threads, at least 1 (the cores the sessions may use, typically).
+    ///   - name: the threads' name, as `top -H` shows it.
+    public init(threads count: Int, name: String = "liveplay-play") {
+        threads = (0..<max(1, count)).map { _ in PlaybackThread(name: name) }
     }
 
     deinit {

@@ -64,10 +64,10 @@ public struct MetricsServer: Sendable {
                     case .end:
                         guard let request = head else { return }
                         let (status, type, body) = await respond(to: request)
-                        var headers = HTTPHeaders([("Content-Type", type), ("Content-Length", String(body.utf8.count))])
+                        var headers = HTTPHeaders([("Content-Type", type), ("Content-Length", String(body.count))])
                         if !request.isKeepAlive { headers.add(name: "Connection", value: "close") }
                         try await outbound.write(.head(HTTPResponseHead(version: request.version, status: status, headers: headers)))
-                        if request.method != .HEAD { try await outbound.write(.body(.byteBuffer(ByteBuffer(string: body)))) }
+                        if request.method != .HEAD { try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
                         try await outbound.write(.end(nil))
                         head = nil
                         if !request.isKeepAlive { return }
@@ -81,30 +81,32 @@ public struct MetricsServer: Sendable {
 
     static let exposition = "text/plain; version=0.0.4; charset=utf-8"
 
-    private func respond(to request: HTTPRequestHead) async -> (HTTPResponseStatus, String, String) {
+    /// The status, the content type and the body: the page of a thousand streams is megabytes, rendered as bytes
+    /// once, never as a `String`.
+    private func respond(to request: HTTPRequestHead) async -> (HTTPResponseStatus, String, [UInt8]) {
         guard request.method == .GET || request.method == .HEAD else {
-            return (.methodNotAllowed, "text/plain", "GET only\n")
+            return (.methodNotAllowed, "text/plain", Array("GET only\n".utf8))
         }
         let components = URLComponents(string: request.uri)
         switch components?.path {
         case "/metrics":
             monitor.refresh()
-            return (.ok, Self.exposition, monitor.registry.emitToString())
+            return (.ok, Self.exposition, monitor.registry.emitToBuffer())
         case "/healthz":
-            return (.ok, "text/plain", "ok\n")
+            return (.ok, "text/plain", Array("ok\n".utf8))
         case "/probe":
             let items = components?.queryItems ?? []
             guard let target = items.first(where: { $0.name == "target" })?.value, !target.isEmpty,
                 (try? StreamURL.kind(of: target)) != nil
-            else { return (.badRequest, "text/plain", "probe needs target=URL (an HTTP-FLV, RTMP or file URL)\n") }
+            else { return (.badRequest, "text/plain", Array("probe needs target=URL (an HTTP-FLV, RTMP or file URL)\n".utf8)) }
             let seconds = items.first { $0.name == "seconds" }?.value.flatMap(Double.init) ?? 5
             guard seconds.isFinite, seconds > 0, seconds <= Self.maximumProbeSeconds else {
-                return (.badRequest, "text/plain", "seconds must be more than 0 and at most \(Self.maximumProbeSeconds)\n")
+                return (.badRequest, "text/plain", Array("seconds must be more than 0 and at most \(Self.maximumProbeSeconds)\n".utf8))
             }
             let figures = await Probe.run(target, for: .milliseconds(Int64(seconds * 1000)), configuration: probeConfiguration)
-            return (.ok, Self.exposition, figures)
+            return (.ok, Self.exposition, Array(figures.utf8))
         default:
-            return (.notFound, "text/plain", "not found: /metrics, /healthz, /probe?target=URL&seconds=S\n")
+            return (.notFound, "text/plain", Array("not found: /metrics, /healthz, /probe?target=URL&seconds=S\n".utf8))
         }
     }
 }

@@ -28,14 +28,25 @@ public struct MonitorOptions: Sendable {
     /// ``initialBackoff`` once the stream played.
     public var initialBackoff: Duration
     public var maximumBackoff: Duration
+    /// How often a probe stream's play loop advances when nothing arrives: a probe presents nothing, so its buffer
+    /// and stall figures need no 10 ms steps, and a thousand streams' loops turn a fifth as often. A stream that
+    /// decodes keeps ``configuration``'s.
+    public var probeTickInterval: Duration
+    /// Streams started a second at most when many start at once (the first list, a reload that adds many): a
+    /// thousand players connecting in the same instant, each taking a GOP cache's burst, starve one another of
+    /// the cores and stall.
+    public var startsPerSecond: Double
 
     public init(
         configuration: LivePlayConfiguration = LivePlayConfiguration(decodes: false), initialBackoff: Duration = .seconds(2),
-        maximumBackoff: Duration = .seconds(60)
+        maximumBackoff: Duration = .seconds(60), probeTickInterval: Duration = .milliseconds(50),
+        startsPerSecond: Double = 100
     ) {
+        self.startsPerSecond = startsPerSecond
         self.configuration = configuration
         self.initialBackoff = initialBackoff
         self.maximumBackoff = maximumBackoff
+        self.probeTickInterval = probeTickInterval
     }
 
     /// The configuration for one stream: its line's `--decode` and `--mode auto|speed|smooth`.
@@ -50,7 +61,14 @@ public struct MonitorOptions: Sendable {
             default: break
             }
         }
+        if !configuration.decodes { configuration.tickInterval = probeTickInterval }
         return configuration
+    }
+
+    /// How long the `index`th of the streams starting together waits (``startsPerSecond``).
+    public func startDelay(_ index: Int) -> Duration {
+        guard startsPerSecond > 0, startsPerSecond.isFinite else { return .zero }
+        return .milliseconds(Int64((Double(index) / startsPerSecond * 1000).rounded(.down)))
     }
 
     /// The options a stream's line may carry.
@@ -139,8 +157,9 @@ public final class Monitor: @unchecked Sendable {
         await withTaskGroup(of: Void.self) { group in
             var iterator = wakes.makeAsyncIterator()
             repeat {
-                for stream in reconcile() {
-                    group.addTask { await self.watch(stream.stream, stop: stream.stop) }
+                for (index, stream) in reconcile().enumerated() {
+                    let delay = options.startDelay(index)
+                    group.addTask { await self.watch(stream.stream, stop: stream.stop, after: delay) }
                 }
             } while await iterator.next() != nil && !Task.isCancelled
             lock.withLock { for (_, entry) in running { entry.stop.request() } }
@@ -172,8 +191,12 @@ public final class Monitor: @unchecked Sendable {
     }
 
     /// One stream, for as long as it is on the list: play; when the player gives up, down, wait, play again.
-    private func watch(_ stream: MonitoredStream, stop: StopRequest<Void>) async {
+    private func watch(_ stream: MonitoredStream, stop: StopRequest<Void>, after delay: Duration) async {
         guard let metrics = lock.withLock({ metrics[stream.id] }) else { return }
+        if delay > .zero {
+            metrics.set(.connecting)
+            guard await stop.race({ try? await Task.sleep(for: delay) }) != nil, !Task.isCancelled else { return }
+        }
         let kind = ((try? StreamURL.kind(of: stream.url)) ?? .httpFLV).rawValue
         var backoff = options.initialBackoff
         var first = true

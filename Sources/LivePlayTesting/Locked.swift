@@ -10,4 +10,6 @@ public final class Locked<Value>: @unchecked Sendable {
     public init(_ value: Value) { self.value = value }
     public func get() -> Value { lock.withLock { value } }
     public func set(_ newValue: Value) { lock.withLock { value = newValue } }
+    /// Reads and changes the value in one step.
+    public func withLock<Result>(_ body: (inout Value) -> Result) -> Result { lock.withLock { body(&value) } }
 }

@@ -75,13 +75,13 @@ final class HTTPBodyReceiver: HTTPClientResponseDelegate, @unchecked Sendable {
         let (ready, wait) = lock.withLock { () -> (Ready?, EventLoopFuture<Void>?) in
             parts.append(buffer)
             bufferedBytes += buffer.readableBytes
-            var wait: EventLoopFuture<Void>?
             if bufferedBytes >= limit {
                 let promise = task.eventLoop.makePromise(of: Void.self)
                 room = promise
-                wait = promise.futureResult
+                return (readyLocked(), promise.futureResult)
             }
-            return (readyLocked(), wait)
+            // Merged reads wake the reader once a read, when its last part is in (``pauseAfterRead(_:)``).
+            return (readInterval > .zero ? nil : readyLocked(), nil)
         }
         ready?.resume()
         if let wait { return wait }
@@ -90,8 +90,8 @@ final class HTTPBodyReceiver: HTTPClientResponseDelegate, @unchecked Sendable {
 
     /// With a ``TransportOptions/readInterval``: the pause before AsyncHTTPClient reads the socket again, taken at
     /// the first body part of each read. One read of the socket makes many parts (a chunked body's chunks, a tag
-    /// each); the rest of them pass at once when the pause ends, and the flag that marks them resets only after,
-    /// in a task queued on the event loop behind them.
+    /// each); the rest of them pass at once when the pause ends. A task queued on the event loop behind them then
+    /// clears the flag that marks them and wakes the reader, which so takes the whole read in one piece.
     private func pauseAfterRead(_ eventLoop: any EventLoop) -> EventLoopFuture<Void>? {
         guard readInterval > .zero else { return nil }
         let first = lock.withLock {
@@ -101,7 +101,13 @@ final class HTTPBodyReceiver: HTTPClientResponseDelegate, @unchecked Sendable {
         guard first else { return nil }
         let pause = eventLoop.scheduleTask(in: .nanoseconds(readInterval.nanoseconds)) {}.futureResult
         pause.whenComplete { _ in
-            eventLoop.execute { self.lock.withLock { self.readPaused = false } }
+            eventLoop.execute {
+                let ready = self.lock.withLock { () -> Ready? in
+                    self.readPaused = false
+                    return self.readyLocked()
+                }
+                ready?.resume()
+            }
         }
         return pause
     }
@@ -182,7 +188,9 @@ final class HTTPBodyReceiver: HTTPClientResponseDelegate, @unchecked Sendable {
             headTaken = true
             return .head(head)
         }
-        if !parts.isEmpty {
+        // The parts of a merged read wait for its last one, unless the buffer is full or nothing more will come.
+        let holding = readInterval > .zero && readPaused && bufferedBytes < limit && !ended && failure == nil
+        if !parts.isEmpty, !holding {
             defer {
                 parts.removeAll(keepingCapacity: true)
                 bufferedBytes = 0

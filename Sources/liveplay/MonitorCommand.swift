@@ -40,6 +40,9 @@ struct MonitorCommand: AsyncParsableCommand {
     @Option(help: "Milliseconds between reads of an HTTP-FLV socket: each read takes what arrived meanwhile (0: at once).")
     var readInterval = 100
 
+    @Option(help: "Streams started per second at most when many start at once (the list, a reload; 0: all at once).")
+    var startRate = 100.0
+
     @Flag(help: "Leave the once-a-second status lines out of the log (the metrics have them).")
     var noStatuses = false
 
@@ -58,6 +61,7 @@ struct MonitorCommand: AsyncParsableCommand {
         for url in urls where (try? StreamURL.kind(of: url)) == nil {
             throw ValidationError("\(Redaction.url(url)) is not a stream URL")
         }
+        guard startRate >= 0, startRate.isFinite else { throw ValidationError("--start-rate must be 0 or more") }
         guard (0...1000).contains(readInterval) else { throw ValidationError("--read-interval must be 0…1000 ms") }
         guard (0...256).contains(playThreads) else { throw ValidationError("--play-threads must be 0…256") }
         if let streams { _ = try Self.read(streams) }
@@ -109,7 +113,7 @@ struct MonitorCommand: AsyncParsableCommand {
         if playThreads > 0 { configuration.threads = PlaybackThreadGroup(threads: playThreads) }
         configuration.transport.readInterval = .milliseconds(readInterval)
         let monitor = Monitor(
-            shard: shard, options: MonitorOptions(configuration: configuration),
+            shard: shard, options: MonitorOptions(configuration: configuration, startsPerSecond: startRate),
             listeners: { stream in
                 let log = EventLog(style: .json, output: output, streamID: stream.id, level: level, sharing: writes)
                 log.start(url: secrets ? stream.url : Redaction.url(stream.url), mode: "monitor")

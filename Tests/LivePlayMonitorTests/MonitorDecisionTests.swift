@@ -56,4 +56,22 @@ import Testing
         #expect(plan.start == [d] && plan.stop == ["c"] && plan.restart == [b2])
         #expect(MonitorPlan(from: [a, b], to: [b, a]).isEmpty)
     }
+
+    /// A thousand streams starting together start at the rate asked, the first at once; zero starts them all at once.
+    @Test func streamsStartingTogetherAreSpreadOverTime() {
+        let options = MonitorOptions(startsPerSecond: 100)
+        #expect(options.startDelay(0) == .zero)
+        #expect(options.startDelay(1) == .milliseconds(10))
+        #expect(options.startDelay(999) == .milliseconds(9990))
+        #expect(MonitorOptions(startsPerSecond: 0).startDelay(999) == .zero)
+    }
+
+    /// A probe's loop turns every 50 ms; a stream whose line says `--decode` keeps the player's 10 ms.
+    @Test func probesTickSlowerThanStreamsThatDecode() {
+        let options = MonitorOptions()
+        let probe = options.configuration(for: MonitoredStream(id: "a", url: "http://h/a.flv"))
+        let decoded = options.configuration(for: MonitoredStream(id: "b", url: "http://h/b.flv", options: ["--decode"]))
+        #expect(!probe.decodes && probe.tickInterval == .milliseconds(50))
+        #expect(decoded.decodes && decoded.tickInterval == .milliseconds(10))
+    }
 }

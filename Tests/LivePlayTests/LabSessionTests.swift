@@ -261,3 +261,61 @@ import Testing
         #expect(!recording.events.contains { $0.code == .catchUpStarted })
     }
 }
+
+/// `TransportOptions.readInterval` (merged reads): a read of the socket takes what arrived since the last one, so a
+/// stream of a tag every few milliseconds arrives in a few reads a second, still in real time.
+@Suite struct MergedReadTests {
+    /// Counts the reads the play loop takes, from the second second on (the first holds the GOP cache's burst).
+    final class ReadCounter: ArrivalTap, @unchecked Sendable {
+        private let lock = NSLock()
+        private var reads: [Int64] = []
+
+        func arrived(_ read: ArrivalRead) {
+            lock.withLock { reads.append(read.milliseconds) }
+        }
+
+        /// Reads a second between 1 s and `until`.
+        func rate(until: Int64) -> Double {
+            let counted = lock.withLock { reads.filter { $0 >= 1000 && $0 < until }.count }
+            return Double(counted) / (Double(until - 1000) / 1000)
+        }
+    }
+
+    static func play(readInterval: Duration) async throws -> (reads: Double, codes: [Int]) {
+        let (server, port) = try await LabSessionTests.server()
+        defer { Task { await server.stop() } }
+        var configuration = LabSessionTests.configuration(retries: 0)
+        configuration.decodes = false
+        configuration.transport.readInterval = readInterval
+        let counter = ReadCounter()
+        let codes = Locked<[Int]>([])
+        let outcome = await withTaskGroup(of: PlaybackOutcome?.self) { [configuration] group in
+            group.addTask {
+                let session = LiveSession(
+                    url: "http://127.0.0.1:\(port)/live.flv", configuration: configuration, clock: ContinuousClock(),
+                    logger: LabSessionTests.quiet(), arrivalTap: counter)
+                return await session.run { event in codes.withLock { $0.append(event.code.rawValue) } }
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(4))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        #expect(outcome == nil, "still playing after 4 s")
+        return (counter.rate(until: 4000), codes.get())
+    }
+
+    @Test func readsAreMergedAndTheStreamKeepsUp() async throws {
+        let merged = try await Self.play(readInterval: .milliseconds(200))
+        let eager = try await Self.play(readInterval: .zero)
+        #expect(merged.codes.contains(PlayEventCode.playBegin.rawValue))
+        #expect(!merged.codes.contains(PlayEventCode.receiveDataLag.rawValue), "no lag warning: in real time")
+        #expect(!merged.codes.contains(PlayEventCode.playLoading.rawValue), "no stall")
+        // A read each 200 ms is 5 a second; the fixture's tags come far more often than that.
+        #expect(merged.reads <= 7, "merged: \(merged.reads) reads/s")
+        #expect(eager.reads >= 2 * merged.reads, "eager: \(eager.reads) reads/s, merged: \(merged.reads)")
+    }
+}

@@ -105,6 +105,69 @@ import Testing
         #expect(late != name)
     }
 
+    /// A callback timer runs on the thread, in deadline order, never early; a cancelled one never runs, however
+    /// many others come and go around it.
+    @Test func callbackTimersRunInOrderAndCancelledOnesNever() async {
+        let thread = PlaybackThread(name: "lp-test-timer")
+        defer { thread.stop() }
+        let fired = Locked<[(Int, String, Duration)]>([])
+        let start = ContinuousClock.now
+        var cancelled: [UInt64] = []
+        for milliseconds in [50, 10, 30, 20, 40] {
+            _ = thread.schedule(at: start + .milliseconds(milliseconds)) {
+                fired.withLock { $0.append((milliseconds, ThreadNames.current(), start.duration(to: .now))) }
+            }
+            cancelled.append(thread.schedule(at: start + .milliseconds(milliseconds - 5)) {
+                fired.withLock { $0.append((-milliseconds, ThreadNames.current(), .zero)) }
+            })
+        }
+        for token in cancelled { thread.cancelTimer(token) }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while fired.withLock({ $0.count }) < 5, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        try? await Task.sleep(for: .milliseconds(60))
+        let all = fired.withLock { $0 }
+        #expect(all.map(\.0) == [10, 20, 30, 40, 50])
+        #expect(Set(all.map(\.1)) == ["lp-test-timer"])
+        for (milliseconds, _, after) in all { #expect(after >= .milliseconds(milliseconds)) }
+    }
+
+    /// Sessions given one group share its threads in turn; the group's threads are its own, not the per-session
+    /// pool's.
+    @Test func aGroupHandsOutItsThreadsInTurn() {
+        let group = PlaybackThreadGroup(threads: 2)
+        let taken = (0..<6).map { _ in group.take() }
+        #expect(taken[0] !== taken[1])
+        #expect(taken[0] === taken[2] && taken[2] === taken[4])
+        #expect(taken[1] === taken[3] && taken[3] === taken[5])
+        #expect(PlaybackThreadGroup(threads: 0).count == 1)
+    }
+
+    /// Many sessions on one shared thread all play to the end, every picture presented on that thread.
+    @Test func sessionsShareAGroupsThread() async throws {
+        let body = try Fixtures.bytes(try Fixture.h264AAC.path())
+        let server = try ScriptedHTTPServer { _, _ in .init(body: body) }
+        var configuration = LivePlayConfiguration(connectRetryCount: 0)
+        configuration.threads = PlaybackThreadGroup(threads: 1, name: "lp-test-group")
+        let sinks = (0..<4).map { _ in ThreadRecordingSink() }
+        let url = "http://127.0.0.1:\(server.port)/live.flv"
+        let outcomes = await withTaskGroup(of: PlaybackOutcome.self) { [configuration] group in
+            for sink in sinks {
+                group.addTask {
+                    let session = LiveSession(
+                        url: url, configuration: configuration,
+                        clock: ContinuousClock(), logger: Logger(label: "test"), videoSink: sink)
+                    return await session.run { _ in }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(outcomes == Array(repeating: .ended, count: 4))
+        for sink in sinks { #expect(sink.names.count > 10) }
+        #expect(Set(sinks.flatMap(\.names)) == ["lp-test-group"])
+    }
+
     /// The decoders, and so the sinks, run on the session's thread, not on the cooperative pool.
     @Test func aSessionDecodesAndPresentsOnItsOwnThread() async throws {
         let body = try Fixtures.bytes(try Fixture.h264AAC.path())
@@ -121,7 +184,9 @@ import Testing
 }
 
 /// Records the OS name of the thread each picture arrives on.
-private final class ThreadRecordingSink: VideoSink {
+///
+/// `@unchecked Sendable`: written only by its session's thread, read after the session ended.
+private final class ThreadRecordingSink: VideoSink, @unchecked Sendable {
     private(set) var names: [String] = []
 
     func present(_ frame: VideoFrame, timing: FrameTiming) {

@@ -179,7 +179,13 @@ import Testing
         let bad = try Binary.run(["monitor", "--streams", list])
         #expect(bad.status == ExitStatus.usage && bad.standardError.contains("--frobnicate"), "\(bad.standardError)")
         let help = MonitorCommand.helpMessage(for: MonitorCommand.self)
-        for option in ["--streams", "--shard", "--metrics-listen", "--decode", "--no-statuses"] {
+        #expect(try Binary.run(["monitor", "http://127.0.0.1:1/a.flv", "--read-interval", "5000"]).status == ExitStatus.usage)
+        #expect(try Binary.run(["monitor", "http://127.0.0.1:1/a.flv", "--play-threads", "-1"]).status == ExitStatus.usage)
+        #expect(try Binary.run(["monitor", "http://127.0.0.1:1/a.flv", "--start-rate", "-3"]).status == ExitStatus.usage)
+        for option in [
+            "--streams", "--shard", "--metrics-listen", "--decode", "--no-statuses", "--play-threads", "--read-interval",
+            "--start-rate",
+        ] {
             #expect(help.contains(option), "monitor's help lacks \(option)")
         }
     }
