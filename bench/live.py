@@ -1050,6 +1050,17 @@ def report(scale, series, monitor_rows=None):
             value = max(passing) if passing else (0 if tried else None)
             rows.append((f"scale ≥ {goal} {'probe' if mode == 'probe' else 'decoded 720p30'} streams, {label} on "
                          f"time (steps {tried})", value, lambda v, g=goal: v >= g, "{}"))
+    if monitor_rows:
+        passing = [r for r in monitor_rows if r.get("passed")]
+        most = passing[-1] if passing else None
+        at_thousand = next((r for r in monitor_rows if r["streams"] == 1000), None)
+        rows.append((f"monitor: 1,000 probe streams in one process, all playing, no stall (steps "
+                     f"{[r['streams'] for r in monitor_rows]})", most["streams"] if most else 0,
+                     lambda v: v >= 1000, "{}"))
+        rows.append(("monitor: memory ≤ 2 MB per probe stream (at the most streams passed)",
+                     most["MiBPerStream"] * 1.048576 if most else None, lambda v: v <= 2, "{:.2f} MB"))
+        rows.append(("monitor: /metrics at 1,000 streams ≤ 100 ms (slowest scrape)",
+                     at_thousand.get("scrapeMaxMs") if at_thousand else None, lambda v: v <= 100, "{} ms"))
     for name, value, test, fmt in rows:
         out(f"| {name} | {fmt.format(value) if value is not None else 'not measured'} | "
             f"{verdict(test(value) if value is not None else None)} |")

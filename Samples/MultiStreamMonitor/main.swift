@@ -6,7 +6,8 @@
 //     12:00:01 cam-1  playing   latency 1.02 s  25.0 fps  2048 kbit/s  jitter 3 ms  stutters 0
 //
 // Every player runs in a child task of one task group; cancelling the group (Ctrl-C ends the process, or
-// --seconds elapses) stops them all.
+// --seconds elapses) stops them all. The players share one playback thread per core, and read their sockets
+// every 100 ms: how `liveplay monitor` plays a thousand streams in one process (docs/monitoring.md).
 import Foundation
 import LivePlay
 
@@ -52,11 +53,14 @@ guard !arguments.isEmpty else {
     exit(64)
 }
 let urls = arguments
-await withTaskGroup(of: Void.self) { group in
+// Probe mode: no decoder, so a stream costs its transport and demuxing only.
+var configuration = LivePlayConfiguration(decodes: false)
+configuration.threads = PlaybackThreadGroup(threads: ProcessInfo.processInfo.activeProcessorCount)
+configuration.transport.readInterval = .milliseconds(100)
+await withTaskGroup(of: Void.self) { [configuration] group in
     for (index, url) in urls.enumerated() {
         group.addTask {
-            // Probe mode: no decoder, so a stream costs its transport and demuxing only.
-            let player = LivePlayer(configuration: LivePlayConfiguration(decodes: false))
+            let player = LivePlayer(configuration: configuration)
             player.listener = StatusPrinter(name: "stream-\(index + 1)")
             _ = await player.run(url: url)
         }
