@@ -130,7 +130,9 @@ public struct RunComparison: Sendable {
     ) {
         let samples = recording.statuses.map(RunSample.init)
         let duration = Duration.seconds((samples.map(\.second).max() ?? 0) + 1)
-        let replay = PlaybackSimulator.replay(recording.arrivals, parameters: parameters, duration: duration)
+        let replay = PlaybackSimulator.replay(
+            recording.arrivals, parameters: parameters, duration: duration,
+            sampledAt: Dictionary(samples.compactMap { sample in sample.at.map { (sample.second, $0) } }) { first, _ in first })
         real = RunFigures(samples: samples, events: recording.events, impairments: impairments)
         replayed = RunFigures(samples: replay.samples, events: replay.events, impairments: impairments)
         comparedSeconds = 0

@@ -212,10 +212,19 @@ public enum PlaybackSimulator {
     /// Replays a recorded arrival trace (docs/arrival-trace.md) through the player's play-out stage on a
     /// virtual clock: each read's packets arrive at the time the real play loop took them. Returns the
     /// buffer latency and rate at every whole second up to `duration`, and the events the player reported.
+    ///
+    /// - Parameter sampledAt: when the real session reported each second's status (by second). A status is
+    ///   sampled at that instant, after the reads the real loop had taken by then: a read a few milliseconds
+    ///   after a second (the burst that ends a network stall) is on one side of the real report or the other, and
+    ///   a replay that sampled on its own 10 ms grid put it on the wrong side as often as not. Without it, at the
+    ///   first step at or after the whole second.
     public static func replay(
-        _ reads: [ArrivalRead], parameters: LatencyParameters, duration: Duration, step: Duration = .milliseconds(10)
+        _ reads: [ArrivalRead], parameters: LatencyParameters, duration: Duration, step: Duration = .milliseconds(10),
+        sampledAt: [Int: Duration] = [:]
     ) -> (samples: [RunSample], events: [PlayEvent]) {
         var times = (1...max(1, Int(duration.seconds))).map { Duration.seconds($0) }[...]
+        // The instant each second is sampled at: the real report's, or the second itself.
+        let sampleTime = { (time: Duration) in sampledAt[Int(time.seconds.rounded())] ?? time }
         let clock = VirtualClock()
         var events: [PlayEvent] = []
         let playback = PacketPlayback(
@@ -226,6 +235,8 @@ public enum PlaybackSimulator {
         let onTime = reads.flatMap { read in read.packets.map { read.milliseconds - $0.dts } }.min() ?? 0
         var next = 0
         var now = Duration.zero
+        /// Steps of the grid so far: `now` is `step * steps`, or a sample's instant before the next step.
+        var steps = 0
         while now <= duration {
             clock.advance(to: VirtualClock.Instant(offset: now))
             while next < reads.count, Duration.milliseconds(reads[next].milliseconds) <= now {
@@ -234,7 +245,7 @@ public enum PlaybackSimulator {
                 next += 1
             }
             _ = playback.advance()
-            while let time = times.first, now >= time {
+            while let time = times.first, now >= sampleTime(time) {
                 times.removeFirst()
                 let engine = playback.engine
                 samples.append(
@@ -243,7 +254,14 @@ public enum PlaybackSimulator {
                         playing: engine.state == .playing, rate: engine.rate,
                         endToEnd: engine.position.map { now - .milliseconds($0.milliseconds + onTime) }))
             }
-            now += step
+            // The next step on the grid, or the next sample's instant if that comes first (off the grid).
+            let grid = step * (steps + 1)
+            if let time = times.first.map(sampleTime), time > now, time < grid {
+                now = time
+            } else {
+                steps += 1
+                now = grid
+            }
         }
         return (samples, events)
     }

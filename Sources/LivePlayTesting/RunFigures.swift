@@ -13,6 +13,9 @@ public struct RunSample: Sendable, Hashable, Codable {
     /// How long ago the media being shown was made: what a viewer waits (`e2e_latency_ms`, when the stream
     /// carries wall-clock stamps; estimated from on-time arrival in a replay).
     public var endToEnd: Duration?
+    /// When a real session reported it, on the session's clock: a replay samples the same instant (not stored; the
+    /// recorded fixtures predate it, and their replays sample at the whole second).
+    public var at: Duration?
 
     /// The recorded fixtures (Tests/traces) predate ``stateKnown``: it is not stored.
     enum CodingKeys: String, CodingKey {
@@ -35,6 +38,7 @@ public struct RunSample: Sendable, Hashable, Codable {
             latency: .milliseconds(status.latencyMilliseconds), playing: playing, rate: status.rate,
             endToEnd: status.endToEndLatencyMilliseconds.map { .milliseconds($0) })
         stateKnown = status.state != "connecting"
+        at = .milliseconds(status.elapsedMilliseconds)
     }
 }
 

@@ -175,6 +175,12 @@ private final class HTTPFLVConnection: ByteConnection {
         state = .finished
     }
 
+    /// A connection dropped without ``close()`` still ends its request: nothing else would stop the event loop
+    /// from buffering its body, and the socket would stay open.
+    deinit {
+        if case .connected(let task, _, _) = state { task.cancel() }
+    }
+
     private func finish(_ task: HTTPClient.Task<Void>) {
         task.cancel()
         state = .finished
