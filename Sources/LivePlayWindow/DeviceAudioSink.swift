@@ -20,6 +20,8 @@ public final class DeviceAudioSink: AudioSink, @unchecked Sendable {
     private var deviceFrames = 0
     /// The newest samples queued (a little more than the player keeps queued), for ``fadeOutUnplayed()``.
     private var recent: [Float] = []
+    /// The device plays: unpaused at the first sound queued after it opened.
+    private var started = false
 
     /// Initialises SDL's audio; the device opens with the first sound.
     public init() throws(WindowError) {
@@ -34,6 +36,11 @@ public final class DeviceAudioSink: AudioSink, @unchecked Sendable {
             guard device != 0 else { return }
             audio.samples.withUnsafeBytes { bytes in
                 _ = SDL_QueueAudio(device, bytes.baseAddress, UInt32(bytes.count))
+            }
+            // Started once the first sound is queued: started empty, its first callbacks would play silence first.
+            if !started {
+                SDL_PauseAudioDevice(device, 0)
+                started = true
             }
             recent += audio.samples
             let kept = audio.sampleRate * audio.channels / 2
@@ -94,6 +101,6 @@ public final class DeviceAudioSink: AudioSink, @unchecked Sendable {
         device = SDL_OpenAudioDevice(nil, 0, &wanted, &obtained, 0)
         format = (sampleRate, channels)
         deviceFrames = device == 0 ? 0 : Int(obtained.samples)
-        if device != 0 { SDL_PauseAudioDevice(device, 0) }
+        started = false
     }
 }
