@@ -161,7 +161,12 @@ public struct RunComparison: Sendable {
             // latency is compared while playing.
             guard sample.playing else { continue }
             comparedSeconds += 1
-            let difference = abs(sample.latency.milliseconds - other.latency.milliseconds)
+            // Against the replay's buffer after the reads of the report's millisecond, or anywhere between it and
+            // the buffer before them (their order against the report is not in the trace).
+            let low = min(other.latency, other.latencyBeforeSameMillisecond ?? other.latency)
+            let high = max(other.latency, other.latencyBeforeSameMillisecond ?? other.latency)
+            let nearest = min(max(sample.latency, low), high)
+            let difference = abs(sample.latency.milliseconds - nearest.milliseconds)
             largestDifference = max(largestDifference, .milliseconds(difference))
             if .milliseconds(difference) > tolerance { disagreements.append((sample.second, sample.latency, other.latency)) }
             if sample.playing, other.playing, let real = sample.endToEnd, let replayed = other.endToEnd {

@@ -237,22 +237,39 @@ public enum PlaybackSimulator {
         var now = Duration.zero
         /// Steps of the grid so far: `now` is `step * steps`, or a sample's instant before the next step.
         var steps = 0
-        while now <= duration {
-            clock.advance(to: VirtualClock.Instant(offset: now))
-            while next < reads.count, Duration.milliseconds(reads[next].milliseconds) <= now {
+        func take(until end: Duration, including: Bool) {
+            while next < reads.count, Duration.milliseconds(reads[next].milliseconds) < end
+                || (including && Duration.milliseconds(reads[next].milliseconds) == end)
+            {
                 if next > 0, reads[next].connection != reads[next - 1].connection { playback.beginConnection() }
                 for packet in reads[next].packets { playback.receive(packet.encodedPacket) }
                 next += 1
             }
+        }
+        while now <= duration {
+            clock.advance(to: VirtualClock.Instant(offset: now))
+            // A report sampled now cannot be ordered against reads of its own millisecond (the trace's resolution):
+            // the buffer before them is kept, and the real report must lie between it and the buffer after them.
+            let reporting = times.first.map { now >= sampleTime($0) } ?? false
+            var before: Duration?
+            if reporting, next < reads.count, Duration.milliseconds(reads[next].milliseconds) <= now {
+                take(until: now, including: false)
+                _ = playback.advance()
+                if next < reads.count, Duration.milliseconds(reads[next].milliseconds) == now {
+                    before = playback.engine.bufferLatency
+                }
+            }
+            take(until: now, including: true)
             _ = playback.advance()
             while let time = times.first, now >= sampleTime(time) {
                 times.removeFirst()
                 let engine = playback.engine
-                samples.append(
-                    RunSample(
-                        second: Int((time.seconds).rounded()), latency: engine.bufferLatency,
-                        playing: engine.state == .playing, rate: engine.rate,
-                        endToEnd: engine.position.map { now - .milliseconds($0.milliseconds + onTime) }))
+                var sample = RunSample(
+                    second: Int((time.seconds).rounded()), latency: engine.bufferLatency,
+                    playing: engine.state == .playing, rate: engine.rate,
+                    endToEnd: engine.position.map { now - .milliseconds($0.milliseconds + onTime) })
+                sample.latencyBeforeSameMillisecond = before
+                samples.append(sample)
             }
             // The next step on the grid, or the next sample's instant if that comes first (off the grid).
             let grid = step * (steps + 1)

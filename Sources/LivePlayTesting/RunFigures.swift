@@ -16,6 +16,9 @@ public struct RunSample: Sendable, Hashable, Codable {
     /// When a real session reported it, on the session's clock: a replay samples the same instant (not stored; the
     /// recorded fixtures predate it, and their replays sample at the whole second).
     public var at: Duration?
+    /// A replay's buffer latency before the reads of the very millisecond it was sampled at, when there were any:
+    /// the trace cannot tell whether the real report came before them, after them, or between (not stored).
+    public var latencyBeforeSameMillisecond: Duration?
 
     /// The recorded fixtures (Tests/traces) predate ``stateKnown``: it is not stored.
     enum CodingKeys: String, CodingKey {
