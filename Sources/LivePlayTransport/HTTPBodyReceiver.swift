@@ -5,17 +5,6 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 
-/// Calls back once at a deadline, unless cancelled first: the timer a body read waits with.
-///
-/// A player passes its playback thread, so a wait arms no libdispatch or event-loop timer and the callback runs
-/// where the reader runs; without one, the request's event loop times the wait.
-public protocol DeadlineTimer: Sendable {
-    /// Calls `action` after `delay`; the token cancels it.
-    func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> UInt64
-    /// The timer `token` names will not call back (it may have already).
-    func cancelTimer(_ token: UInt64)
-}
-
 /// One HTTP response as AsyncHTTPClient's event loop delivers it (`HTTPClientResponseDelegate`), buffered for a
 /// reader that takes everything that arrived since its last read in one piece.
 ///
@@ -202,35 +191,5 @@ final class HTTPBodyReceiver: HTTPClientResponseDelegate, @unchecked Sendable {
         if let failure { return .failure(failure) }
         if ended { return .end }
         return nil
-    }
-}
-
-/// The request's event loop as a ``DeadlineTimer``, for a reader without a thread of its own.
-///
-/// `@unchecked Sendable`: the scheduled tasks are read and written under `lock`.
-final class EventLoopTimer: DeadlineTimer, @unchecked Sendable {
-    private let eventLoop: any EventLoop
-    private let lock = NIOLock()
-    private var scheduled: [UInt64: Scheduled<Void>] = [:]
-    private var next: UInt64 = 0
-
-    init(_ eventLoop: any EventLoop) {
-        self.eventLoop = eventLoop
-    }
-
-    func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> UInt64 {
-        lock.withLock {
-            defer { next &+= 1 }
-            let token = next
-            scheduled[token] = eventLoop.scheduleTask(in: .nanoseconds(delay.nanoseconds)) { [weak self] in
-                self?.cancelTimer(token)
-                action()
-            }
-            return token
-        }
-    }
-
-    func cancelTimer(_ token: UInt64) {
-        lock.withLock { scheduled.removeValue(forKey: token) }?.cancel()
     }
 }

@@ -112,6 +112,8 @@ private final class HTTPFLVConnection: ByteConnection {
     private var resolved = false
     /// Events decided together and handed out one per ``next()``.
     private var pending: [TransportEvent] = []
+    /// Times the waits when the source has no timer of its own (each redirect's request may have another loop).
+    private var loopTimer: EventLoopTimer?
 
     init(source: HTTPFLVSource, offset: Int64, continuation: Continuation = .seek) {
         self.source = source
@@ -133,9 +135,8 @@ private final class HTTPFLVConnection: ByteConnection {
         case .idle:
             return try await open()
         case .connected(let task, let receiver, var response):
-            let timer = source.timer ?? EventLoopTimer(task.eventLoop)
             let chunks: [ByteBuffer]
-            switch await receiver.next(within: source.options.noDataTimeout, timer: timer) {
+            switch await receiver.next(within: source.options.noDataTimeout, timer: timer(task)) {
             case .bytes(let parts): chunks = parts
             case .end:
                 finish(task)
@@ -179,6 +180,15 @@ private final class HTTPFLVConnection: ByteConnection {
     /// from buffering its body, and the socket would stay open.
     deinit {
         if case .connected(let task, _, _) = state { task.cancel() }
+    }
+
+    /// The source's timer, or (made once per connection) the request's event loop.
+    private func timer(_ task: HTTPClient.Task<Void>) -> any DeadlineTimer {
+        if let timer = source.timer { return timer }
+        if let loopTimer, loopTimer.eventLoop === task.eventLoop { return loopTimer }
+        let timer = EventLoopTimer(task.eventLoop)
+        loopTimer = timer
+        return timer
     }
 
     private func finish(_ task: HTTPClient.Task<Void>) {
@@ -225,8 +235,7 @@ private final class HTTPFLVConnection: ByteConnection {
             }
             receiver = HTTPBodyReceiver(limit: Self.bufferLimit, readInterval: source.options.readInterval)
             task = source.httpClient.execute(request: request, delegate: receiver, logger: source.log)
-            let timer = source.timer ?? EventLoopTimer(task.eventLoop)
-            switch await receiver.next(within: ContinuousClock.now.duration(to: deadline), timer: timer) {
+            switch await receiver.next(within: ContinuousClock.now.duration(to: deadline), timer: timer(task)) {
             case .head(let head): response = head
             case .failure(let error):
                 finish(task)
