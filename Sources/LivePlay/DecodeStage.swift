@@ -51,6 +51,7 @@ final class DecodeStage {
 
     /// Whether a video decoder is open.
     var decodesVideo: Bool { video != nil }
+    var decodesAudio: Bool { audio != nil }
 
     /// A video sequence header arrived. The first opens a decoder at once (the fast path to the first
     /// picture); a change waits for the packets it belongs to.

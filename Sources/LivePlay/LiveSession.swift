@@ -106,7 +106,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
                 for report in recorder.finish(at: elapsed) { reporter.report(report) }
             }
             recorders.removeAll()
-            reporter.summary(outcome, droppedFrames: playOut.droppedFrames)
+            reporter.summary(outcome, droppedFrames: playOut.droppedFrames, onDemand: playOut.onDemand)
             return outcome
         }
     }
@@ -190,7 +190,8 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             if let ending = playOut.advance(at: now) { return finished(ending) }
             reporter.statusIfDue(
                 at: now, connecting: mediaLostAt != nil, playOut: playOut, intake: intake,
-                decodes: configuration.decodes, endToEndLatency: playOut.engine.position.flatMap(endToEndLatency))
+                decodes: configuration.decodes, endToEndLatency: playOut.engine.position.flatMap(endToEndLatency),
+                onDemand: playOut.onDemand ? (progressPosition, intake.mediaDuration ?? 0) : nil)
             if let ending = playOut.endIfRanDry(at: now) { return finished(ending) }
             reporter.progressIfDue(
                 at: now, playOut: playOut, position: progressPosition,
@@ -207,7 +208,13 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     }
 
     private func finished(_ ending: PlayOut.Ending) -> LoopExit {
-        .finished(reporter.ended(ending, onDemandPosition: playOut.onDemand ? progressPosition : nil))
+        if case .ended = ending, playOut.onDemand, let target = intake.admission.unreachedSeek {
+            // Read to the end without reaching the seek's target (`--start` past the end): nothing was played.
+            let length = intake.mediaDuration ?? intake.mediaSeconds(at: intake.admission.newestReceived)
+            reporter.report(Reports.seekPastTheEnd(target: intake.mediaSeconds(at: target), length: length))
+            return .finished(.ended)
+        }
+        return .finished(reporter.ended(ending, onDemandPosition: playOut.onDemand ? progressPosition : nil))
     }
 
     /// Waits on the session's clock. The real clock's waits are timed by the session's thread rather than

@@ -7,8 +7,13 @@ import Synchronization
 public struct NetStatus: Sendable, Hashable {
     /// Milliseconds since playing started, like an event's `EVT_TIME`.
     public var elapsedMilliseconds: Int64
-    /// What playback is doing: `connecting`, `loading`, `playing`, `paused`.
+    /// What playback is doing: `connecting`, `loading`, `playing`, `paused`. `playing` means a picture (or, for a
+    /// stream without video, sound) is being presented.
     public var state: String
+    /// Why a stream whose media has arrived is not playing (`reason`): `no_decodable_video` (video arrives but no
+    /// picture can be decoded from it: no sequence header, or a decoder that gives nothing), `no_decodable_audio`
+    /// (the same for a stream with sound only); `nil` otherwise.
+    public var reason: String?
 
     /// This process's CPU use, percent of one core (`NET_STATUS_CPU_USAGE`; 200 = two cores busy).
     public var processCPU: Double
@@ -62,6 +67,10 @@ public struct NetStatus: Sendable, Hashable {
     public var mode: String
     /// Media bytes received in this session so far (`received_bytes`).
     public var receivedBytes: Int64 = 0
+    /// Media on demand: the position from the media's start, ms (`position_ms`); `nil` for a live stream.
+    public var positionMilliseconds: Int64?
+    /// Media on demand: its length from `onMetaData`, ms, 0 when unknown (`duration_ms`); `nil` for a live stream.
+    public var durationMilliseconds: Int64?
 
     /// The status as TXLivePlayer's `onNetStatus` dictionary, plus liveplay's lowercase keys.
     public var dictionary: [String: PlayEventValue] {
@@ -102,6 +111,9 @@ public struct NetStatus: Sendable, Hashable {
             "audio_channels": .int(Int64(audioChannels)),
         ]
         if let endToEndLatencyMilliseconds { values["e2e_latency_ms"] = .int(Int64(endToEndLatencyMilliseconds)) }
+        if let reason { values["reason"] = .string(reason) }
+        if let positionMilliseconds { values["position_ms"] = .int(positionMilliseconds) }
+        if let durationMilliseconds { values["duration_ms"] = .int(durationMilliseconds) }
         return values
     }
 
@@ -114,7 +126,7 @@ public struct NetStatus: Sendable, Hashable {
         "NET_STATUS_AV_RECV_INTERVAL", "NET_STATUS_AV_PLAY_INTERVAL", "NET_STATUS_VIDEO_GOP", "NET_STATUS_AUDIO_INFO",
         "state", "latency_ms", "e2e_latency_ms", "target_ms", "rate", "stutters", "stutter_ms", "dropped_frames",
         "frames_shown", "reconnects", "mode", "video_codec", "audio_codec", "audio_sample_rate", "audio_channels",
-        "received_bytes",
+        "received_bytes", "reason", "position_ms", "duration_ms",
     ]
 
     private static func rounded(_ value: Double) -> Double { (value * 10).rounded() / 10 }

@@ -32,7 +32,7 @@ struct PacketAdmission {
     var seeksByOffset = false
     private var keyframeIndex: [KeyframePosition] = []
     /// The newest decode timestamps received, in all and of each kind.
-    private var newestReceived: MediaTimestamp?
+    private(set) var newestReceived: MediaTimestamp?
     private(set) var newestVideo: MediaTimestamp?
     private var newestAudio: MediaTimestamp?
     /// Media on demand after a reconnect: what was already received of each kind.
@@ -91,6 +91,9 @@ struct PacketAdmission {
         if let entry = indexEntry(at: target), entry.position > 0, behind || farAhead { return .offset(entry.position) }
         return behind ? .start : nil
     }
+
+    /// A seek whose target no packet has reached yet: at the end of the input, the target was past the end.
+    var unreachedSeek: MediaTimestamp? { seek.map(\.target) }
 
     /// The play loop takes the offset to read on from.
     mutating func takeJump() -> Int64? {

@@ -30,6 +30,9 @@ final class PlayOut {
     private(set) var transportFinished = false
     /// Playback began (`PLAY_EVT_PLAY_BEGIN`) since the start or the last seek.
     private(set) var hasBegun = false
+    /// `PLAY_EVT_PLAY_BEGIN` waits for the first picture (or sound, without video): never claimed for a stream
+    /// that cannot be shown.
+    private var beginGate = BeginGate()
     /// The stream's header or metadata announced video: the first picture, not the first sound, is the first
     /// frame.
     var videoAnnounced = false
@@ -90,6 +93,7 @@ final class PlayOut {
     func playOnDemand() {
         onDemand = true
         engine.parameters = .onDemand
+        reporter.count { $0.ratesFollowPlayback = true }
     }
 
     // MARK: Input
@@ -99,6 +103,7 @@ final class PlayOut {
         videoDrained = false
         sawFrame = false
         connectionMedia = false
+        beginGate.connectionBegan()
     }
 
     /// What the intake stage passed on: packets, configurations, what the stream announced.
@@ -111,6 +116,7 @@ final class PlayOut {
             decoding.received(packet)
             reporter.count { $0.received(packet) }
             if packet.kind == .audio { reporter.reached(\.firstAudio) }
+            beginGate.received(packet.kind)
         case .firstKeyframe(let packet):
             reporter.reached(\.firstKeyframe)
             reporter.report(Reports.firstKeyframe(packet))
@@ -218,6 +224,7 @@ final class PlayOut {
         presenter.reset()
         decoding.reset()
         hasBegun = false
+        beginGate.restart()
         readAgain()
     }
 
@@ -251,6 +258,7 @@ final class PlayOut {
         for action in engine.advance(to: now, following: master) {
             switch action {
             case .decode(let packet):
+                reporter.count { $0.played(packet) }
                 take(decoding.decode(packet, poster: !sawFrame && presenter.framesShown == 0))
             case .loading(let buffered):
                 if transportFinished {
@@ -259,6 +267,10 @@ final class PlayOut {
                 }
                 reporter.report(Reports.loading(buffered: buffered, target: engine.target))
             case .begin(let buffered, let stalled):
+                guard hasBegun || beginGate.allows(decodes: decodes, framesShown: presenter.framesShown) else {
+                    beginGate.hold(buffered: buffered, at: now)
+                    break
+                }
                 reporter.began(first: !hasBegun, buffered: buffered, stalled: stalled, engine: engine, at: now)
                 hasBegun = true
             case .skipped(let removed, let dropped):
@@ -270,7 +282,9 @@ final class PlayOut {
             case .catchUpEnded(let removed):
                 reporter.report(Reports.catchUpEnded(removed: removed, latency: engine.bufferLatency))
             case .arrivalGap(let gap, let tolerated):
-                guard !transportFinished else { break }
+                // Media on demand is read only as fast as it is needed: a pause in reading with the read-ahead
+                // full says nothing. A read that really stalls runs the buffer dry and is told as loading.
+                guard !transportFinished, !onDemand else { break }
                 reporter.report(Reports.arrivalGap(gap, tolerated: tolerated, buffered: engine.bufferLatency))
             case .rateChanged:
                 break
@@ -292,7 +306,27 @@ final class PlayOut {
         } else {
             present()
         }
+        releaseHeldBegin(at: now)
         return nil
+    }
+
+    /// Why a stream the engine plays is not playing yet (``NetStatus/reason``).
+    var notPlayingReason: String? { beginGate.reason }
+
+    /// `PLAY_EVT_PLAY_BEGIN` once the first picture or sound is out, or a warning that names why not.
+    private func releaseHeldBegin(at now: Duration) {
+        let step = beginGate.step(
+            at: now, enginePlaying: engine.state == .playing, decodes: decodes, framesShown: presenter.framesShown)
+        switch step {
+        case .none:
+            break
+        case .begin(let buffered):
+            reporter.began(first: true, buffered: buffered, stalled: nil, engine: engine, at: now)
+            hasBegun = true
+        case .warn(let video):
+            let decoderOpen = video ? decoding.decodesVideo : decoding.decodesAudio
+            reporter.report(Reports.nothingToPresent(video: video, hasDecoder: decoderOpen))
+        }
     }
 
     /// Once the transport is done and the engine has released everything: playback ends when no picture is
@@ -389,6 +423,7 @@ final class PlayOut {
                 firstFrame()
                 presenter.enqueue(frame, isPoster: true)
             case .audio(let frame):
+                beginGate.soundDecoded()
                 if !decoding.decodesVideo, !videoAnnounced { firstFrame() }
                 presenter.enqueue(frame)
             case .started, .videoDecoderFailedToOpen, .audioDecoderFailedToOpen, .failed:

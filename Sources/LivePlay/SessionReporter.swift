@@ -103,9 +103,10 @@ final class SessionReporter {
 
     /// The net status once a whole second of the session clock has passed; rates cover the second since the
     /// previous one.
+    /// - Parameter onDemand: media on demand: its position and length, seconds.
     func statusIfDue(
         at now: Duration, connecting: Bool, playOut: PlayOut, intake: MediaIntake, decodes: Bool,
-        endToEndLatency: @autoclosure () -> Int64?
+        endToEndLatency: @autoclosure () -> Int64?, onDemand: @autoclosure () -> (position: Double, length: Double)?
     ) {
         guard now >= nextStatus else { return }
         // Stay on whole seconds of the session clock; a tick that came very late skips, never bunches.
@@ -114,20 +115,28 @@ final class SessionReporter {
         let interval = statistics.takeInterval(at: now)
         let (processCPU, machineCPU) = cpu.sample()
         let state: String
+        // Playing means presenting: an engine that plays with nothing to show is still loading.
+        let playing = engine.state == .playing && playOut.hasBegun
         if engine.isPaused {
             state = "paused"
         } else if connecting || !playOut.hasBegun && engine.state == .waitingForKeyframe {
             state = "connecting"
         } else {
-            state = engine.state == .playing ? "playing" : "loading"
+            state = playing ? "playing" : "loading"
         }
-        if engine.state == .playing { statistics.sample(latency: engine.bufferLatency) }
-        emitStatus(
-            Reports.netStatus(
+        // A file's buffer is its read-ahead, not a latency: the summary carries no latency figures for it.
+        if playing, !playOut.onDemand { statistics.sample(latency: engine.bufferLatency) }
+        var status = Reports.netStatus(
                 at: now, state: state, cpu: (processCPU, machineCPU), interval: interval, engine: engine,
                 statistics: statistics, presenter: playOut.presenter, decodes: decodes,
                 stream: (intake.videoConfiguration, intake.audioConfiguration, lastResolution, serverAddress),
-                endToEndLatency: endToEndLatency()))
+                endToEndLatency: endToEndLatency())
+        status.reason = playing || engine.isPaused ? nil : playOut.notPlayingReason
+        if let media = onDemand() {
+            status.positionMilliseconds = Int64((media.position * 1000).rounded())
+            status.durationMilliseconds = Int64((media.length * 1000).rounded())
+        }
+        emitStatus(status)
     }
 
     /// `PLAY_EVT_PLAY_PROGRESS` once a second while playing.
@@ -137,7 +146,7 @@ final class SessionReporter {
         endToEndLatency: @autoclosure () -> Int64?, mediaDuration: Double?
     ) {
         let engine = playOut.engine
-        guard engine.state == .playing, engine.position != nil else { return }
+        guard engine.state == .playing, playOut.hasBegun, engine.position != nil else { return }
         guard let last = lastProgress else {
             lastProgress = now
             return
@@ -154,11 +163,11 @@ final class SessionReporter {
     func restartProgress() { lastProgress = nil }
 
     /// `LIVEPLAY_EVT_SESSION_SUMMARY`: how the whole session went, once, when it stops.
-    func summary(_ outcome: PlaybackOutcome, droppedFrames: Int) {
+    func summary(_ outcome: PlaybackOutcome, droppedFrames: Int, onDemand: Bool) {
         report(
             Reports.summary(
                 outcome, duration: time.elapsed, statistics: statistics, droppedFrames: droppedFrames,
-                firstShown: startup.firstShown))
+                firstShown: startup.firstShown, onDemand: onDemand))
     }
 
     /// What the transport said, as milestones and events.

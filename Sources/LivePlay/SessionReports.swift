@@ -318,10 +318,35 @@ enum Reports {
         }
     }
 
+    /// The buffer is ready but nothing can be presented: `PLAY_EVT_PLAY_BEGIN` waits, and this says why, once.
+    /// - Parameters:
+    ///   - video: the stream carries video (else only sound).
+    ///   - hasDecoder: a decoder is open for it, so the configuration came and the packets do not decode.
+    static func nothingToPresent(video: Bool, hasDecoder: Bool) -> Report {
+        let kind = video ? "video" : "sound"
+        let why =
+            hasDecoder
+            ? "the \(kind) decoder has given nothing from what arrived"
+            : "the \(kind) arrives without a sequence header (decoder configuration) a decoder opens with"
+        return Report(
+            video ? .videoDecodeFailed : .audioDecodeFailed, "nothing to show: \(why)",
+            ["reason": .string(video ? "no_decodable_video" : "no_decodable_audio"),
+                "decoder_open": .bool(hasDecoder)])
+    }
+
     static func resolution(width: Int, height: Int) -> Report {
         Report(
             .changeResolution, "\(width)x\(height)",
             ["EVT_PARAM1": .int(Int64(width)), "EVT_PARAM2": .int(Int64(height))])
+    }
+
+    /// `PLAY_EVT_PLAY_END` for media on demand read to its end before the seek's target: nothing to play.
+    static func seekPastTheEnd(target: Double, length: Double) -> Report {
+        Report(
+            .playEnd,
+            "the start position \(String(format: "%.1f", target)) s is past the end of the media "
+                + "(\(String(format: "%.1f", length)) s long)",
+            ["past_end": .bool(true), "target_s": .double(target), "EVT_PLAY_DURATION": .double(length)])
     }
 
     static func playedToTheEnd(onDemandPosition: Double?) -> Report {
@@ -384,10 +409,11 @@ enum Reports {
             receivedBytes: Int64(statistics.receivedBytes))
     }
 
-    /// `LIVEPLAY_EVT_SESSION_SUMMARY`: how the whole session went.
+    /// `LIVEPLAY_EVT_SESSION_SUMMARY`: how the whole session went; for media on demand (`on_demand`), with no
+    /// latency figures.
     static func summary(
         _ outcome: PlaybackOutcome, duration: Duration, statistics: PlaybackStatistics, droppedFrames: Int,
-        firstShown: Duration?
+        firstShown: Duration?, onDemand: Bool
     ) -> Report {
         var parameters: [String: PlayEventValue] = [
             "outcome": .string(outcome.name), "duration_ms": .int(duration.milliseconds),
@@ -397,6 +423,7 @@ enum Reports {
             "dropped_frames": .int(Int64(droppedFrames)),
         ]
         if let firstShown { parameters["first_frame_ms"] = .int(firstShown.milliseconds) }
+        if onDemand { parameters["on_demand"] = .bool(true) }
         if let mean = statistics.meanLatency { parameters["mean_latency_ms"] = .int(mean.milliseconds) }
         if let p95 = statistics.p95Latency { parameters["p95_latency_ms"] = .int(p95.milliseconds) }
         return Report(.sessionSummary, "session summary", parameters)

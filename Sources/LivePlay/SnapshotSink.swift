@@ -248,20 +248,26 @@ final class SnapshotOutput: QueuedOutput {
         } catch {
             throw LivePlayError(.outputFailed, "cannot encode a PNG for \(path): \(error)", cause: .decode(error))
         }
+        // Written beside it and renamed, so a reader never sees half a picture; errors name the file asked for.
         let temporary = path + ".partial"
-        let file = try OutputFile(.file(temporary))
+        let file: OutputFile
+        do {
+            file = try OutputFile(.file(temporary))
+        } catch {
+            throw LivePlayError(.outputFailed, "cannot write the snapshot \(path): \(describeErrno(errno))")
+        }
         do {
             try file.append(png, isAbandoned: { false })
             try file.close()
         } catch {
             file.abort()
             unlink(temporary)
-            throw error
+            throw LivePlayError(.outputFailed, "cannot write the snapshot \(path): \(error.message)")
         }
         guard rename(temporary, path) == 0 else {
             let reason = describeErrno(errno)
             unlink(temporary)
-            throw LivePlayError(.outputFailed, "cannot rename \(temporary) to \(path): \(reason)")
+            throw LivePlayError(.outputFailed, "cannot write the snapshot \(path): \(reason)")
         }
     }
 }

@@ -60,21 +60,36 @@ public struct PlaybackStatistics: Sendable {
         intervalBytes += bytes
     }
 
+    /// The bitrates and received frame rate follow the packets played (``played(_:)``), not those arriving: media
+    /// on demand is read ahead in bursts and then not at all, while it plays at its own rate.
+    public var ratesFollowPlayback = false
+
     /// A demuxed packet arrived.
     public mutating func received(_ packet: EncodedPacket) {
+        if !ratesFollowPlayback { measureRate(of: packet) }
         switch packet.kind {
         case .video:
-            intervalVideo.add(packet)
             newestVideo = packet.dts
             if packet.isKeyframe {
                 if let lastKeyframe, packet.dts > lastKeyframe { gop = packet.dts - lastKeyframe }
                 lastKeyframe = packet.dts
             }
         case .audio:
-            intervalAudio.add(packet)
             newestAudio = packet.dts
         }
         if let newestAudio, let newestVideo { receiveInterval = newestAudio - newestVideo }
+    }
+
+    /// A packet left the jitter buffer to be played: counted in the rates when they follow playback.
+    public mutating func played(_ packet: EncodedPacket) {
+        if ratesFollowPlayback { measureRate(of: packet) }
+    }
+
+    private mutating func measureRate(of packet: EncodedPacket) {
+        switch packet.kind {
+        case .video: intervalVideo.add(packet)
+        case .audio: intervalAudio.add(packet)
+        }
     }
 
     public mutating func shown(video pts: MediaTimestamp) {

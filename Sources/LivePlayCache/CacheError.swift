@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a cache or download operation failed: its code names the cause (`cause` in the download log).
 public struct CacheError: Error, Sendable, Hashable, CustomStringConvertible {
     public struct Code: RawRepresentable, Sendable, Hashable {
@@ -25,4 +27,15 @@ public struct CacheError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "\(code.rawValue): \(message)" }
+}
+
+extension CacheError {
+    /// A file operation's error in words: the system's reason underneath ("No such file or directory"), never
+    /// Foundation's `Error Domain=NSCocoaErrorDomain Code=4 …` dump.
+    static func reason(_ error: any Error) -> String {
+        let error = error as NSError
+        let posix = error.domain == NSPOSIXErrorDomain ? error : error.userInfo[NSUnderlyingErrorKey] as? NSError
+        if let posix, posix.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(posix.code))) }
+        return error.localizedDescription
+    }
 }

@@ -81,7 +81,7 @@ final class CacheWriter {
         } catch let error as CacheError {
             throw error
         } catch {
-            throw CacheError(.ioFailed, "writing \(path): \(error)")
+            throw CacheError(.ioFailed, "writing \(path): \(CacheError.reason(error))")
         }
         heldBytes += Int64(bytes.count)
         if heldBytes - checkedAt >= Self.checkEvery {
@@ -110,7 +110,7 @@ final class CacheWriter {
                 try file.truncate(atOffset: 0)
                 try file.close()
             } catch {
-                throw CacheError(.ioFailed, "cannot start \(path) over: \(error)")
+                throw CacheError(.ioFailed, "cannot start \(path) over: \(CacheError.reason(error))")
             }
         }
         try cache.update(entry.key) { $0 = CacheEntry(key: $0.key, url: $0.url, lastUse: $0.lastUse) }

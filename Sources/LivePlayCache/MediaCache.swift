@@ -60,7 +60,8 @@ public final class MediaCache: @unchecked Sendable {
         do {
             try FileManager.default.createDirectory(atPath: options.directory, withIntermediateDirectories: true)
         } catch {
-            throw CacheError(.ioFailed, "cannot create the cache directory \(options.directory): \(error)")
+            throw CacheError(
+                .ioFailed, "cannot create the cache directory \(options.directory): \(CacheError.reason(error))")
         }
         try transaction { index in
             let files = (try? FileManager.default.contentsOfDirectory(atPath: options.directory)) ?? []
@@ -190,7 +191,8 @@ public final class MediaCache: @unchecked Sendable {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             try encoder.encode(index).write(to: URL(fileURLWithPath: options.directory + "/index.json"), options: .atomic)
         } catch {
-            throw CacheError(.ioFailed, "cannot write the cache index in \(options.directory): \(error)")
+            throw CacheError(
+                .ioFailed, "cannot write the cache index in \(options.directory): \(CacheError.reason(error))")
         }
     }
 }

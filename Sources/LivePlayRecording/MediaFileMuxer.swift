@@ -15,6 +15,8 @@ public final class MediaFileMuxer {
     private var videoStream: UnsafeMutablePointer<AVStream>?
     private var audioStream: UnsafeMutablePointer<AVStream>?
     private let audioFrameDuration: Int64?
+    /// Where the last audio packet ended, in the track's time base (MP4: samples).
+    private var nextAudioDTS: Int64?
     private var packet: UnsafeMutablePointer<AVPacket>?
 
     /// Opens `path` (created or truncated) and writes the file header for these tracks.
@@ -67,8 +69,19 @@ public final class MediaFileMuxer {
         let milliseconds = AVRational(num: 1, den: 1000)
         av_packet_rescale_ts(packet, milliseconds, stream.pointee.time_base)
         if encoded.kind == .audio, let frames = audioFrameDuration {
-            packet.pointee.duration = av_rescale_q(
+            let duration = av_rescale_q(
                 frames, AVRational(num: 1, den: stream.pointee.codecpar.pointee.sample_rate), stream.pointee.time_base)
+            packet.pointee.duration = duration
+            // FLV stamps sound in whole milliseconds: rounded to samples, a packet can start a few samples before
+            // the last one ended, which the MP4 muxer rejects ("out of range", then "pts has no value"). Sound that
+            // goes on within a millisecond of where it ended is the same sound: it continues sample-exactly
+            // (what FFmpeg's own remuxing does with `av_rescale_delta`). A real gap keeps its time.
+            let millisecond = av_rescale_q(1, milliseconds, stream.pointee.time_base) + 1
+            if format == .mp4, let next = nextAudioDTS, abs(packet.pointee.dts - next) <= millisecond {
+                packet.pointee.pts += next - packet.pointee.dts
+                packet.pointee.dts = next
+            }
+            nextAudioDTS = packet.pointee.dts + duration
         }
         try Self.check(av_write_frame(context, packet), "write to \(path)")
     }

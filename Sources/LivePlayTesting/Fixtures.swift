@@ -107,6 +107,24 @@ public enum Fixtures {
     }
 
     /// Writes bytes to a new temporary file and returns its path.
+    /// `bytes`, an FLV file, with every AVC / AAC sequence header left out: what a server that never sends them
+    /// to a player joining late delivers.
+    public static func withoutSequenceHeaders(_ bytes: [UInt8]) -> [UInt8] {
+        var output = Array(bytes.prefix(13))
+        var offset = 13
+        while offset + 11 <= bytes.count {
+            let size = Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            let end = offset + 11 + size + 4
+            guard end <= bytes.count else { break }
+            let (type, body) = (bytes[offset], offset + 11)
+            let isVideoHeader = type == 9 && size > 1 && bytes[body] & 0x0F == 7 && bytes[body + 1] == 0
+            let isAudioHeader = type == 8 && size > 1 && bytes[body] >> 4 == 10 && bytes[body + 1] == 0
+            if !isVideoHeader && !isAudioHeader { output += bytes[offset..<end] }
+            offset = end
+        }
+        return output
+    }
+
     public static func write(_ bytes: [UInt8], name: String) throws -> String {
         let path = "\(directory)/\(name)-\(UUID().uuidString).flv"
         try Data(bytes).write(to: URL(fileURLWithPath: path))

@@ -31,6 +31,8 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
     private var statusShown = false
     /// The status line on a terminal, drawn again under each event line.
     private var statusText: String?
+    /// The net status the line shows, made again to fit when the terminal's width changes.
+    private var lastStatus: NetStatus?
     private var failedWrite = false
 
     init(
@@ -70,7 +72,9 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
     }
 
     func onPlayEvent(_ event: PlayEvent) {
-        guard level.logs(event.code) else { return }
+        // A JSON log keeps the summary at every level: what monitoring reads of a quiet run (`-q`).
+        let keeps = level.logs(event.code) || event.code == .sessionSummary && isJSON
+        guard keeps else { return }
         switch style {
         case .json:
             var line = header(kind: "event")
@@ -99,20 +103,38 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
             line.add("status", parameters: status.dictionary)
             write(line.line)
         case .human(let statusLine):
-            var text = Self.describe(status)
             if statusLine {
                 // One line that never wraps: a wrapped line cannot be redrawn in place. The width is read
                 // each time, so a resized terminal gets a clean line on the next second.
-                text = Self.fit(text, columns: Self.terminalColumns(output.fileDescriptor))
                 lock.withLock {
                     let erase = eraseStatus()
+                    let text = StatusLine.text(status, columns: Self.terminalColumns(output.fileDescriptor))
                     statusShown = true
                     statusText = text
+                    lastStatus = status
                     put(erase + text)
                 }
             } else {
+                let text = StatusLine.text(status, columns: .max)
                 write(String(format: "%7.3fs status ", Double(status.elapsedMilliseconds) / 1000) + text)
             }
+        }
+    }
+
+    private var isJSON: Bool {
+        if case .json = style { return true }
+        return false
+    }
+
+    /// A snapshot the person asked for (the window's `s`) was written: where.
+    func snapshot(path: String) {
+        switch style {
+        case .json:
+            var line = header(kind: "snapshot")
+            line.add("path", path)
+            write(line.line)
+        case .human:
+            write("liveplay: snapshot written to \(path)")
         }
     }
 
@@ -147,32 +169,19 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
         }
     }
 
-    /// Ends the live status line so the shell prompt starts on a line of its own.
+    /// Clears the live status line: the summary above it has the run's last figures, and the shell prompt starts
+    /// on a clean line.
     func close() {
         lock.withLock {
-            if statusShown { put("\n") }
+            if statusShown { put(eraseStatus()) }
             statusShown = false
             statusText = nil
+            lastStatus = nil
         }
     }
 
     /// Whether writing failed (the reader went away): the command stops then.
     var broken: Bool { lock.withLock { failedWrite } }
-
-    /// `state  latency  buffer  fps  bitrate  stutters`, for the status line.
-    static func describe(_ status: NetStatus) -> String {
-        var parts = [
-            status.state, "latency \(seconds(status.latencyMilliseconds))",
-            "buffer \(seconds(status.cacheMilliseconds))",
-            String(format: "%.0f fps", status.videoFPS),
-            "\(status.videoBitrateKbps + status.audioBitrateKbps) kbit/s",
-            "stutters \(status.stutters)",
-        ]
-        if let e2e = status.endToEndLatencyMilliseconds { parts.insert("e2e \(seconds(e2e))", at: 2) }
-        if status.rate != 1 { parts.append(String(format: "rate %.2fx", status.rate)) }
-        if status.videoWidth > 0 { parts.append("\(status.videoWidth)x\(status.videoHeight)") }
-        return parts.joined(separator: "  ")
-    }
 
     /// Moves to the start of the status line drawn last and clears from there to the end of the screen. A
     /// terminal made narrower since wraps that line onto more rows: the cursor goes up over all of them, so
@@ -187,9 +196,9 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
     /// Draws the status line again at once (the terminal was resized: `SIGWINCH`).
     func redrawStatus() {
         lock.withLock {
-            guard statusShown, var text = statusText else { return }
+            guard statusShown, let status = lastStatus else { return }
             let erase = eraseStatus()
-            text = Self.fit(text, columns: Self.terminalColumns(output.fileDescriptor))
+            let text = StatusLine.text(status, columns: Self.terminalColumns(output.fileDescriptor))
             statusText = text
             put(erase + text)
         }
@@ -200,12 +209,6 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
         var size = winsize()
         guard ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
         return Int(size.ws_col)
-    }
-
-    /// `text` cut to one column less than `columns` (the last column would wrap on some terminals).
-    static func fit(_ text: String, columns: Int) -> String {
-        let room = max(10, columns - 1)
-        return text.count <= room ? text : String(text.prefix(room - 1)) + "…"
     }
 
     /// Text from the stream (metadata, messages) shown on a terminal: control characters are written as
@@ -220,10 +223,6 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
             }
         }
         return output
-    }
-
-    private static func seconds(_ milliseconds: Int) -> String {
-        String(format: "%.2f s", Double(milliseconds) / 1000)
     }
 
     private func header(kind: String) -> JSONLine {
@@ -245,7 +244,9 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
             // The event takes the status line's place; the status is drawn again below it, fitted to the
             // width the terminal has now.
             let erase = eraseStatus()
-            let fitted = Self.fit(statusText, columns: Self.terminalColumns(output.fileDescriptor))
+            let fitted = lastStatus.map {
+                StatusLine.text($0, columns: Self.terminalColumns(output.fileDescriptor))
+            } ?? statusText
             self.statusText = fitted
             put(erase + text + "\n" + fitted)
         }

@@ -27,6 +27,10 @@ struct LivePlayCommand: AsyncParsableCommand {
             print(helpText(columns: nil))
             return
         }
+        if arguments.count == 2, arguments[0] == "--generate-completion-script", let script = CompletionScript.script(for: arguments[1]) {
+            print(script)
+            return
+        }
         do {
             var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -87,6 +87,13 @@ struct OutputOptions: ParsableArguments {
 
     /// Opens the outputs (files are created now, so a bad path fails before playing).
     func make() throws(LivePlayError) -> Outputs {
+        // Files written later (the recording once media comes, the last snapshot at the end) are checked now:
+        // a path that cannot be written fails before playing, not after the whole run.
+        if let record { try Self.checkWritable(record, "cannot record to") }
+        if let snapshot { try Self.checkWritable(snapshot, "cannot write the snapshot") }
+        if snapshotEvery != nil, !snapshotPath.contains("/{") {
+            try Self.checkWritable(snapshotPath, "cannot write snapshots to")
+        }
         var outputs = Outputs()
         if let videoOut { outputs.y4m = try Y4MSink(path: videoOut) }
         if snapshotEvery != nil || snapshot != nil {
@@ -103,6 +110,29 @@ struct OutputOptions: ParsableArguments {
         }
         if let arrivalTrace { outputs.arrivals = try ArrivalTraceFile(path: arrivalTrace) }
         return outputs
+    }
+
+    /// Whether a file can be created at `path` now: its directory exists and is writable, and the path is not a
+    /// directory or a file that cannot be written.
+    static func checkWritable(_ path: String, _ doing: String) throws(LivePlayError) {
+        let file = URL(fileURLWithPath: path)
+        let directory = file.deletingLastPathComponent().path
+        var isDirectory: ObjCBool = false
+        let reason: String?
+        if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
+            reason = "the directory \(directory) does not exist"
+        } else if !isDirectory.boolValue {
+            reason = "\(directory) is not a directory"
+        } else if FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            reason = "it is a directory"
+        } else if access(directory, W_OK | X_OK) != 0 {
+            reason = "the directory \(directory) is not writable (\(String(cString: strerror(errno))))"
+        } else if access(file.path, F_OK) == 0, access(file.path, W_OK) != 0 {
+            reason = "the file is not writable (\(String(cString: strerror(errno))))"
+        } else {
+            reason = nil
+        }
+        if let reason { throw LivePlayError(.outputFailed, "\(doing) \(path): \(reason)") }
     }
 
     static func size(_ text: String) -> PictureSize? {

@@ -24,18 +24,26 @@ struct PlayCommand: AsyncParsableCommand {
             Exit codes: 0 media played and then the stream ended, --duration or --frames was reached, or \
             SIGINT/SIGTERM or a closed stdout (`| head`) stopped it; 64 bad usage (options, a malformed or \
             unsupported URL); 65 not playable (not FLV, no decoder opens, or it ended without any media); \
-            66 the file does not exist; 69 nothing played: the server is unreachable, refused the stream, \
-            the connection was lost after every retry, or --duration ran out before any media played; 74 \
-            an output could not be written.
+            66 the file does not exist or is a directory; 69 nothing played: the server is unreachable, refused \
+            the stream, the connection was lost after every retry, or --duration ran out before a picture (or, \
+            without video, sound) was presented; 74 an output could not be written, or a --record recording \
+            stopped (event 9102) even though playback went on.
+
+            Window keys (--window): space pause / resume; m mute; up / down volume; 1 / 2 / 3 auto / speed / \
+            smooth; l to the live edge; s snapshot (liveplay-snapshot-MS.png); f fullscreen; r rotate; i figures \
+            on / off; n / p next / previous stream; q or Escape quit.
 
             Examples:
-              liveplay                                    the built-in demo stream
-              liveplay http://127.0.0.1:8080/live.flv     a live HTTP-FLV stream
+              liveplay                                the built-in demo stream
+              liveplay http://127.0.0.1:8080/live.flv a live HTTP-FLV stream
               liveplay rtmp://127.0.0.1/live/s -t 60 --json > log.jsonl
-              liveplay URL -t 10 && echo ok              exit 0 only if media played
-              liveplay movie.flv --start 30               a file, from 30 s in
-              liveplay URL --video-out - | ffplay -       watch it
-              liveplay URL1 URL2 URL3 --preload 2 --window  switch with n / p, the neighbours preloaded
+                                                      a minute of RTMP as JSON lines
+              liveplay URL -t 10 && echo ok           exit 0 only if media played
+              liveplay movie.flv --start 30           a file, from 30 s in
+              liveplay URL --record keep.mp4          record while playing
+              liveplay URL --video-out - | ffplay -   watch it
+              liveplay URL1 URL2 URL3 --preload 2 --window
+                                                      switch with n / p, 2 preloaded
             """
     )
 
@@ -120,7 +128,7 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(help: "Show URLs with their query values and passwords.")
     var showSecrets = false
 
-    @Flag(help: "Show the picture in a window and play the sound on the sound device (keys: README).")
+    @Flag(help: "Show the picture in a window and play the sound on the sound device (keys: below).")
     var window = false
 
     @Option(parsing: .unconditional, help: "Report the sound's level every MS milliseconds (at least 100): event 9011.")
@@ -226,10 +234,12 @@ struct PlayCommand: AsyncParsableCommand {
             }
             if let address = try? StreamAddress(parsing: url), address.isLocalFile {
                 var isDirectory: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: address.path, isDirectory: &isDirectory),
-                    !isDirectory.boolValue
-                else {
+                guard FileManager.default.fileExists(atPath: address.path, isDirectory: &isDirectory) else {
                     Standard.error("liveplay: no such file: \(address.path)")
+                    throw ExitCode(ExitStatus.noInput)
+                }
+                guard !isDirectory.boolValue else {
+                    Standard.error("liveplay: \(address.path) is a directory; give an FLV file in it")
                     throw ExitCode(ExitStatus.noInput)
                 }
             }
@@ -252,8 +262,8 @@ struct PlayCommand: AsyncParsableCommand {
         let presented = PresentedFrames(limit: frames, log: traceFrames ? log : nil, stop: stop)
         let player = LivePlayer(
             configuration: try makeConfiguration(), videoSink: VideoFanOut([presented] + sinks.video),
-            audioSink: sinks.audio, arrivalTap: sinks.arrivals, logger: Self.logger(level))
-        let report = RunReport(log: log, target: shown)
+            audioSink: sinks.audio, arrivalTap: sinks.arrivals, logger: Self.logger(level, log: log))
+        let report = RunReport(log: log, target: shown, retries: retries)
         player.listener = report
         if let volumeEvaluation { player.enableAudioVolumeEvaluation(.milliseconds(volumeEvaluation)) }
         var frontEnd: WindowFrontEnd?
@@ -329,9 +339,15 @@ struct PlayCommand: AsyncParsableCommand {
             Standard.error("liveplay: \(outputFailure.message)")
             throw ExitCode(ExitStatus.ioError)
         }
+        if let sentence = report.startPastTheEnd, !report.playedMedia {
+            log.error(sentence)
+            throw ExitCode(ExitStatus.usage)
+        }
         let status = outcome.exitStatus(playedMedia: report.playedMedia)
         if status != ExitStatus.success, let sentence = report.finalSentence(for: outcome) { log.error(sentence) }
         if status != ExitStatus.success { throw ExitCode(status) }
+        // Playback went on, but a recording the person asked for stopped (already told on stderr when it did).
+        if report.recordingFailed { throw ExitCode(ExitStatus.ioError) }
     }
 
     private func makeConfiguration() throws -> LivePlayConfiguration {
@@ -354,13 +370,10 @@ struct PlayCommand: AsyncParsableCommand {
         return configuration
     }
 
-    /// The library's own diagnostics (librtmp, the FLV demuxer) on stderr, from `warning` up unless the
-    /// level asks for more (events say the same things in the log).
-    private static func logger(_ level: LogLevelOption) -> Logger {
-        var logger = Logger(label: "liveplay") { label in StreamLogHandler.standardError(label: label) }
-        logger.logLevel = max(level.swiftLogLevel, .warning)
-        if level == .error { logger.logLevel = .error }
-        return logger
+    /// The library's own diagnostics (librtmp, the FLV demuxer) on stderr, in the CLI's plain form, from
+    /// `--log-level debug` down (events say the same things in the log).
+    private static func logger(_ level: LogLevelOption, log: EventLog) -> Logger {
+        Logger(label: "liveplay") { _ in PlainLogHandler(log: log, level: level) }
     }
 }
 

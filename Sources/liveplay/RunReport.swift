@@ -9,16 +9,24 @@ import LivePlay
 final class RunReport: LivePlayListener, @unchecked Sendable {
     private let log: EventLog
     private let target: String
+    /// Reconnect attempts after a failure (`--retries`): with none, nothing is retried.
+    private let retries: Int
     private let lock = NSLock()
     private var began = false
     private var connected = false
     private var toldConnectFailure = false
     private var lastError: PlayEvent?
+    private var recordingStopped = false
+    /// Media on demand was read to its end before the start position (`--start` past the end).
+    private var pastTheEnd: PlayEvent?
 
-    /// - Parameter target: the URL as it may be shown (redacted unless secrets are shown).
-    init(log: EventLog, target: String) {
+    /// - Parameters:
+    ///   - target: the URL as it may be shown (redacted unless secrets are shown).
+    ///   - retries: `--retries`.
+    init(log: EventLog, target: String, retries: Int) {
         self.log = log
         self.target = target
+        self.retries = retries
     }
 
     /// Playback began at least once (`PLAY_EVT_PLAY_BEGIN`): a picture was shown or sound heard (media
@@ -28,6 +36,10 @@ final class RunReport: LivePlayListener, @unchecked Sendable {
     /// The error event that ended the run, if one did.
     var failure: PlayEvent? { lock.withLock { lastError } }
 
+    /// A recording stopped because it could not be written (`LIVEPLAY_WARNING_RECORD_FAILED`): the run exits 74
+    /// even when playback went on, since what the person asked to keep is not all kept.
+    var recordingFailed: Bool { lock.withLock { recordingStopped } }
+
     func onPlayEvent(_ event: PlayEvent) {
         log.onPlayEvent(event)
         let tell: String? = lock.withLock {
@@ -36,11 +48,18 @@ final class RunReport: LivePlayListener, @unchecked Sendable {
                 began = true
             case .connectSucceeded, .rtmpStreamBegin:
                 connected = true
+            case .playEnd where event.parameters["past_end"] == .bool(true):
+                pastTheEnd = event
+            case .recordFailed:
+                recordingStopped = true
+                let path = event.parameters["path"].map(String.init(describing:)) ?? ""
+                let named = path.isEmpty || event.message.contains(path) ? "" : " (\(path))"
+                return "the \(event.message)\(named); playback goes on, and the exit status will be 74."
             case .dnsFailed, .serverConnectFailed, .handshakeFailed:
                 guard !connected, !toldConnectFailure else { break }
                 // TXLivePlayer retries a first connection too, and so does liveplay; the person hears why now.
                 toldConnectFailure = true
-                return "\(event.message) (\(target)); \(Self.hint(event.code)) Retrying…"
+                return "\(event.message) (\(target)); \(Self.hint(event.code))" + (retries > 0 ? " Retrying…" : "")
             default:
                 if event.code.isError { lastError = event }
             }
@@ -53,10 +72,17 @@ final class RunReport: LivePlayListener, @unchecked Sendable {
         log.onNetStatus(status)
     }
 
+    /// `--start` was past the end of the media: a value out of range, told with the media's length.
+    var startPastTheEnd: String? {
+        lock.withLock { pastTheEnd.map { "liveplay: --start: \($0.message) (\(target))." } }
+    }
+
     /// The one sentence for stderr when the run ends without having played, or with an error.
     func finalSentence(for outcome: StopReason) -> String? {
         if let failure {
-            return "liveplay: \(failure.message) (\(target)). \(Self.hint(failure.code))"
+            // A message that names the URL already (an HTTP status for it) does not get it twice.
+            let named = failure.message.contains("://") ? "" : " (\(target))"
+            return "liveplay: \(failure.message)\(named). \(Self.hint(failure.code))"
                 .trimmingCharacters(in: .whitespaces)
         }
         guard !playedMedia else { return nil }
