@@ -69,11 +69,28 @@ public final class XvfbDisplay: @unchecked Sendable {
         }
     }
 
+    /// The first window whose title contains `title`, from the X server's window tree (`xwininfo -root -tree`).
+    /// Not `xdotool search --name`: xdotool reads a UTF-8 `WM_NAME` in the C locale and finds nothing.
+    public func windowID(named title: String) throws -> String {
+        let tree = try ExternalTool.run("xwininfo", ["-display", name, "-root", "-tree"]).text
+        for line in tree.split(separator: "\n") {
+            let fields = line.trimmingCharacters(in: .whitespaces)
+            guard fields.hasPrefix("0x"), let quote = fields.firstIndex(of: "\"") else { continue }
+            if fields[quote...].contains(title) { return String(fields[..<quote]).trimmingCharacters(in: .whitespaces) }
+        }
+        throw LoopbackError("no window named \(title)")
+    }
+
+    /// A property of the first window whose title contains `title`, as `xprop` prints it (`_NET_WM_NAME(UTF8_STRING)
+    /// = "…"`).
+    public func property(_ property: String, ofWindowNamed title: String) throws -> String {
+        try ExternalTool.run("xprop", ["-display", name, "-id", try windowID(named: title), property]).text
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// Where the first window whose title contains `title` is, and its size (`xdotool getwindowgeometry`).
     public func geometry(ofWindowNamed title: String) throws -> (x: Int, y: Int, width: Int, height: Int) {
-        guard let id = try xdotool(["search", "--name", title]).split(separator: "\n").first else {
-            throw LoopbackError("no window named \(title)")
-        }
+        let id = try windowID(named: title)
         var values: [String: Int] = [:]
         for line in try xdotool(["getwindowgeometry", "--shell", String(id)]).split(separator: "\n") {
             let parts = line.split(separator: "=")
@@ -101,8 +118,6 @@ public final class XvfbDisplay: @unchecked Sendable {
 
     /// Sends `key` (an X keysym name: `space`, `q`, `2`) to the first window whose title contains `title`.
     public func press(_ key: String, inWindowNamed title: String) throws {
-        let ids = try xdotool(["search", "--name", title]).split(separator: "\n")
-        guard let id = ids.first else { throw LoopbackError("no window named \(title)") }
-        try xdotool(["key", "--window", String(id), key])
+        try xdotool(["key", "--window", try windowID(named: title), key])
     }
 }

@@ -1,5 +1,6 @@
 internal import CSDL2
 import LivePlay
+import Glibc
 
 /// The SDL window, renderer and picture texture: created, used and destroyed on the window thread only.
 final class WindowRenderer {
@@ -19,6 +20,7 @@ final class WindowRenderer {
     let name: String
 
     init(options: PlayerWindow.Options) throws(WindowError) {
+        Self.useUTF8Characters()
         guard SDL_InitSubSystem(SDL_INIT_VIDEO) == 0 else { throw .sdl(.noDisplay, "cannot open the display") }
         // Linear filtering when scaling, like the picture conversions liveplay draws on the CPU.
         SDL_SetHint(SDL_HINT_RENDER_SCALE_QUALITY, "1")
@@ -81,6 +83,16 @@ final class WindowRenderer {
         }
         if overlayVisible, !overlay.isEmpty { drawOverlay() }
         SDL_RenderPresent(renderer)
+    }
+
+    /// Makes the C library's characters UTF-8 before SDL opens the display. A Swift program runs in the "C"
+    /// locale, where Xlib cannot convert SDL's UTF-8 title: the window manager's `_NET_WM_NAME` is never set and
+    /// `WM_NAME` holds the bytes as Latin-1 ("liveplay â\u{80}\u{94}…"). Only `LC_CTYPE` changes, and only when it is
+    /// not UTF-8 already; the environment's own UTF-8 locale is kept.
+    private static func useUTF8Characters() {
+        let current = setlocale(LC_CTYPE, "").map { String(cString: $0) } ?? ""
+        guard !current.uppercased().contains("UTF-8") && !current.uppercased().contains("UTF8") else { return }
+        _ = setlocale(LC_CTYPE, "C.UTF-8")
     }
 
     /// The title, and the status after it (“loading…”), so a frozen picture says why.

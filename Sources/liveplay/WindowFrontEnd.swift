@@ -93,13 +93,18 @@ final class WindowFrontEnd: @unchecked Sendable {
         guard let frame = player.snapshot() else { return }
         let path = FileManager.default.currentDirectoryPath
             + "/liveplay-snapshot-\(Int(Date().timeIntervalSince1970 * 1000)).png"
+        let png: [UInt8]
         do {
-            let png = try PNGEncoder().encode(try frame.rgbPicture())
-            try Data(png).write(to: URL(fileURLWithPath: path))
-            log.note("liveplay: snapshot written to \(path)")
+            png = try PNGEncoder().encode(try frame.rgbPicture())
         } catch {
-            log.error("liveplay: snapshot failed: \(error)")
+            log.error("liveplay: the snapshot could not be made: \(error)")
+            return
         }
+        guard FileManager.default.createFile(atPath: path, contents: Data(png)) else {
+            log.error("liveplay: the snapshot could not be written to \(path): \(String(cString: strerror(errno)))")
+            return
+        }
+        log.snapshot(path: path)
     }
 }
 

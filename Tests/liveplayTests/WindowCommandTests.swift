@@ -125,6 +125,9 @@ import Testing
         guard Self.hasDisplay else { return }
         let run = try WindowRun(["--duration", "30"])
         #expect(await run.playing())
+        // The title as window managers read it: UTF-8 in _NET_WM_NAME, the dash and all.
+        let title = try run.display.property("_NET_WM_NAME", ofWindowNamed: run.title)
+        #expect(title.hasPrefix("_NET_WM_NAME(UTF8_STRING) = \"liveplay — http://127.0.0.1:"), "\(title)")
         try run.press("space")
         #expect(await run.waitFor("LIVEPLAY_EVT_PAUSED"), "space pauses: 9007")
         try run.press("space")
@@ -161,6 +164,8 @@ import Testing
                 .flatMap { FileManager.default.contents(atPath: run.directory + "/" + $0) }
         }
         let png = try #require(snapshot, "s writes liveplay-snapshot-N.png in the working directory")
+        #expect(await run.waitFor("\"kind\":\"snapshot\""), "the log says where it was written")
+        #expect(run.log.get().contains("\"path\":\"\(run.directory)/liveplay-snapshot-"), "\(run.log.get().suffix(400))")
         // PNG signature, then IHDR's width and height: the demo's 640×360.
         #expect(png.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
         #expect(png.count > 24 && png[16..<24] == Data([0, 0, 2, 0x80, 0, 0, 1, 0x68]), "640×360")
