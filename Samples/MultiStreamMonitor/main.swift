@@ -26,9 +26,11 @@ final class StatusPrinter: LivePlayListener, @unchecked Sendable {
 
     func onNetStatus(_ status: NetStatus) {
         let time = DateFormatter.localizedString(from: Date(), dateStyle: .none, timeStyle: .medium)
+        // `reason` says why a stream whose media arrives is not playing (no_decodable_video: nothing can be shown).
+        let state = status.reason.map { "\(status.state) (\($0))" } ?? status.state
         let line = [
             time, name.padding(toLength: 12, withPad: " ", startingAt: 0),
-            status.state.padding(toLength: 10, withPad: " ", startingAt: 0),
+            state.padding(toLength: 10, withPad: " ", startingAt: 0),
             String(format: "latency %.2f s", Double(status.latencyMilliseconds) / 1000),
             String(format: "%.1f fps", status.videoFPS),
             "\(status.videoBitrateKbps + status.audioBitrateKbps) kbit/s",
