@@ -5,7 +5,7 @@
 //
 // | type | job |
 // |---|---|
-// | ``StreamList`` | the operator's list (`ID URL [options]` lines), and IDs derived from URLs (never a token) |
+// | ``StreamList`` | the operator's list (`ID URL [options]`; refused where `play` would), IDs from URLs (no token) |
 // | ``Shard`` | which streams this replica keeps: rendezvous hashing on the stream ID, no coordinator |
 // | ``MonitorPlan`` | what a new list changes: streams to start, stop and restart (pure) |
 // | ``StreamMetrics`` | one stream's Prometheus series, fed by its player's events and net status |

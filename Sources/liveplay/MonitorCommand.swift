@@ -58,8 +58,12 @@ struct MonitorCommand: AsyncParsableCommand {
         if let metricsListen, Self.listenAddress(metricsListen) == nil {
             throw ValidationError("--metrics-listen takes ADDR:PORT, e.g. 127.0.0.1:9464 or [::1]:9464")
         }
-        for url in urls where (try? StreamURL.kind(of: url)) == nil {
-            throw ValidationError("\(Redaction.url(url)) is not a stream URL")
+        for url in urls {
+            do {
+                try StreamURL.check(url)
+            } catch {
+                throw ValidationError("cannot watch \(showSecrets ? url : Redaction.url(url)): \(error.message)")
+            }
         }
         guard startRate >= 0, startRate.isFinite else { throw ValidationError("--start-rate must be 0 or more") }
         guard (0...1000).contains(readInterval) else { throw ValidationError("--read-interval must be 0…1000 ms") }
