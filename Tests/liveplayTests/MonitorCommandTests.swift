@@ -175,6 +175,21 @@ import Testing
         try ExternalTool.run("timeout", ["--preserve-status", "-s", "TERM", String(seconds), Binary.path] + arguments)
     }
 
+    /// A --metrics-listen address that another process holds ends the run with its own code (71, not 1) and a
+    /// sentence naming the address, before any stream starts.
+    @Test func aMetricsAddressInUseExitsWithItsOwnCodeBeforeAnyStreamStarts() throws {
+        let taken = try LoopbackPort.listen()
+        defer { close(taken.descriptor) }
+        let url = "http://127.0.0.1:\(try LoopbackPort.free())/a.flv"
+        let output = try Self.run(seconds: 20, ["monitor", url, "--metrics-listen", "127.0.0.1:\(taken.port)"])
+        #expect(output.status == ExitStatus.cannotListen, "\(output.standardError)")
+        #expect(output.standardError.contains("127.0.0.1:\(taken.port)"), "\(output.standardError)")
+        #expect(output.standardError.contains("already in use"), "\(output.standardError)")
+        #expect(output.text.isEmpty, "no stream started: \(output.text)")
+        let help = MonitorCommand.helpMessage(for: MonitorCommand.self, columns: 1000)
+        #expect(help.contains("71 the --metrics-listen address"), "monitor's help documents 71")
+    }
+
     /// A list line that `play` would refuse stops the monitor at load, with its line and `play`'s reason.
     @Test func aListLineThatPlayWouldRefuseIsToldWithItsReason() throws {
         let list = NSTemporaryDirectory() + "liveplay-refused-\(UUID().uuidString.prefix(8)).txt"
