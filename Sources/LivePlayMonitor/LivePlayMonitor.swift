@@ -11,7 +11,8 @@
 // | ``StreamMetrics`` | one stream's Prometheus series, fed by its player's events and net status |
 // | ``Monitor`` | plays every stream of the shard, reconnecting forever with a backoff; reloads a list |
 // | ``MetricsServer`` | HTTP: `/metrics`, `/healthz`, `/probe?target=URL&seconds=S` (multi-target exporter pattern) |
-// | ``MonitorError`` | the monitor's own failures: the metrics address |
+// | `ProbeRequest` | a `/probe` query checked: a 400 with the reason, or the target and how long |
+// | ``MonitorError`` | the monitor's own failures: the metrics address, a bad probe |
 //
 // The metrics address is bound (``MetricsServer/listen()``) before any stream starts, so an address in use is told
 // first, with its own exit code in the CLI.

@@ -121,15 +121,13 @@ public struct MetricsServer: Sendable {
         case "/healthz":
             return (.ok, "text/plain", Array("ok\n".utf8))
         case "/probe":
-            let items = components?.queryItems ?? []
-            guard let target = items.first(where: { $0.name == "target" })?.value, !target.isEmpty,
-                (try? StreamURL.kind(of: target)) != nil
-            else { return (.badRequest, "text/plain", Array("probe needs target=URL (an HTTP-FLV, RTMP or file URL)\n".utf8)) }
-            let seconds = items.first { $0.name == "seconds" }?.value.flatMap(Double.init) ?? 5
-            guard seconds.isFinite, seconds > 0, seconds <= Self.maximumProbeSeconds else {
-                return (.badRequest, "text/plain", Array("seconds must be more than 0 and at most \(Self.maximumProbeSeconds)\n".utf8))
+            let request: ProbeRequest
+            do {
+                request = try ProbeRequest(components?.queryItems ?? [])
+            } catch {
+                return (.badRequest, "text/plain", Array("\(error.message)\n".utf8))
             }
-            let figures = await Probe.run(target, for: .milliseconds(Int64(seconds * 1000)), configuration: probeConfiguration)
+            let figures = await Probe.run(request.target, for: request.duration, configuration: probeConfiguration)
             return (.ok, Self.exposition, Array(figures.utf8))
         default:
             return (.notFound, "text/plain", Array("not found: /metrics, /healthz, /probe?target=URL&seconds=S\n".utf8))

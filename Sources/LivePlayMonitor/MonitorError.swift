@@ -11,6 +11,8 @@ public struct MonitorError: Error, Sendable, CustomStringConvertible {
 
         /// The metrics address cannot be listened on: in use, not this machine's, not permitted, not resolved.
         public static let cannotListen = Code(rawValue: "cannot_listen")
+        /// A `/probe` request that cannot be probed (its target or its seconds).
+        public static let badProbe = Code(rawValue: "bad_probe")
     }
 
     public var code: Code
