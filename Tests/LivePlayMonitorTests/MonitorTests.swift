@@ -30,6 +30,23 @@ import Testing
         page.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
     }
 
+    /// Every reconnect reason is on the page at 0 before anything happened: `increase()` over a series that
+    /// appears with its first reconnect misses that reconnect.
+    @Test func reconnectCountersAreOnThePageAtZeroFromTheStart() {
+        let registry = PrometheusCollectorRegistry()
+        _ = StreamMetrics(id: "news", registry: registry)
+        let page = registry.emitToString()
+        for reason in [
+            "dns_failed", "connect_failed", "handshake_failed", "server_closed", "read_failed", "no_data", "too_slow",
+            "http_status", "protocol_violation", "restart", "other",
+        ] {
+            #expect(Self.value(page, #"liveplay_reconnects_total{stream="news",reason="\#(reason)"}"#) == 0, "\(page)")
+        }
+        for counter in ["stalls", "stall_seconds", "received_bytes", "frames_shown", "frames_dropped"] {
+            #expect(Self.value(page, #"liveplay_\#(counter)_total{stream="news"}"#) == 0, "\(counter)")
+        }
+    }
+
     /// A probe that cannot be made is a 400 that says why, before anything plays.
     @Test func aProbeThatCannotBeMadeIsABadRequestThatSaysWhy() async throws {
         let bound = Locked<Int?>(nil)
