@@ -179,18 +179,28 @@ public final class StreamMetrics: @unchecked Sendable {
         if increments.receivedBytes > 0 { receivedBytes.increment(by: increments.receivedBytes) }
         if increments.framesShown > 0 { framesShown.increment(by: Int64(increments.framesShown)) }
         if increments.droppedFrames > 0 { framesDropped.increment(by: Int64(increments.droppedFrames)) }
-        let key = [
-            kind, status.videoCodec, status.audioCodec, String(status.videoWidth), String(status.videoHeight),
-        ]
+        let key = Self.infoLabels(status, protocol: kind)
         let replaced = lock.withLock { () -> (old: Gauge?, new: Gauge?) in
-            guard info?.key != key, !retired else { return (nil, nil) }
-            let gauge = registry.gauge(
-                .info, labels + zip(["protocol", "video_codec", "audio_codec", "width", "height"], key).map { ($0, $1) })
-            defer { info = (key, gauge) }
+            let names = key.map { "\($0)=\($1)" }
+            guard info?.key != names, !retired else { return (nil, nil) }
+            let gauge = registry.gauge(.info, labels + key)
+            defer { info = (names, gauge) }
             return (info?.gauge, gauge)
         }
         if let old = replaced.old { registry.unregisterGauge(old) }
         replaced.new?.set(to: 1.0)
+    }
+
+    /// `liveplay_stream_info`'s labels besides `stream`: what is not known or not there (an audio-only stream's
+    /// picture, a silent stream's sound) is left out rather than written as `width="0"` or `audio_codec=""`.
+    static func infoLabels(_ status: NetStatus, protocol kind: String) -> [(String, String)] {
+        var labels = [("protocol", kind)]
+        if !status.videoCodec.isEmpty { labels.append(("video_codec", status.videoCodec)) }
+        if !status.audioCodec.isEmpty { labels.append(("audio_codec", status.audioCodec)) }
+        if status.videoWidth > 0, status.videoHeight > 0 {
+            labels += [("width", String(status.videoWidth)), ("height", String(status.videoHeight))]
+        }
+        return labels
     }
 
     /// Brings `liveplay_last_event_age_seconds` up to `now` (just before a scrape).

@@ -47,6 +47,26 @@ import Testing
         }
     }
 
+    /// An audio-only stream has no picture: its info series leaves the video labels out rather than saying
+    /// `video_codec=""`, `width="0"`.
+    @Test func anAudioOnlyStreamsInfoLeavesOutWhatItDoesNotHave() async throws {
+        let server = try LiveFLVServer(
+            path: try Fixture.audioOnly.path(), configuration: .init(port: 0, threads: 1), logger: Self.quiet)
+        let port = try await server.start()
+        let monitor = Monitor()
+        monitor.load([MonitoredStream(id: "radio", url: "http://127.0.0.1:\(port)/live.flv")])
+        let expected = #"liveplay_stream_info{stream="radio",protocol="http-flv",audio_codec="aac"} 1"#
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await monitor.run() }
+            _ = LoopbackPort.wait(timeout: .seconds(10)) { monitor.registry.emitToString().contains(expected) }
+            group.cancelAll()
+        }
+        await server.stop()
+        let page = monitor.registry.emitToString()
+        #expect(page.contains(expected), "\(page)")
+        #expect(!page.contains(#"video_codec="""#) && !page.contains(#"width="0""#), "\(page)")
+    }
+
     /// A probe that cannot be made is a 400 that says why, before anything plays.
     @Test func aProbeThatCannotBeMadeIsABadRequestThatSaysWhy() async throws {
         let bound = Locked<Int?>(nil)
