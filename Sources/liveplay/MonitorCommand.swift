@@ -144,7 +144,7 @@ struct MonitorCommand: AsyncParsableCommand {
             metrics = listener
         }
         let plan = monitor.load(try list())
-        Standard.error("liveplay monitor: shard \(shard): \(plan.start.count) streams of this shard")
+        Standard.error("liveplay monitor: shard \(shard): \(Wording.count(plan.start.count, "stream")) of this shard")
         let stop = StopSignal()
         let quit = SignalWatch([SIGINT, SIGTERM]) { stop.fire(.interrupted) }
         let reload = SignalWatch([SIGHUP]) {

@@ -18,12 +18,14 @@ struct StreamSummary {
             lines.append("video: none")
         }
         if let audio = description.audio {
-            lines.append("audio: \(audio.codec.rawValue) \(audio.sampleRate) Hz, \(audio.channels) channels")
+            let channels = Wording.count(audio.channels, "channel")
+            lines.append("audio: \(audio.codec.rawValue) \(audio.sampleRate) Hz, \(channels)")
         } else {
             lines.append("audio: none")
         }
+        let keyframes = Wording.count(description.keyframeCount, "keyframe")
         lines.append(
-            "packets: \(description.videoPacketCount) video (\(description.keyframeCount) keyframes), "
+            "packets: \(description.videoPacketCount) video (\(keyframes)), "
                 + "\(description.audioPacketCount) audio; warnings: \(description.warningCount)")
         if let metadata = description.metadata {
             lines.append("metadata:")

@@ -67,7 +67,7 @@ enum Binary {
         #expect(output.status == 0, "\(output.standardError)")
         #expect(output.text.contains("video: h264 320x240"))
         #expect(output.text.contains("audio: aac 44100 Hz"))
-        #expect(output.text.contains("keyframes"))
+        #expect(output.text.contains("keyframe"))
 
         let refused = try Binary.run(["inspect", "http://127.0.0.1:\(try LoopbackPort.free())/live.flv"])
         #expect(refused.status == ExitStatus.unavailable)

@@ -204,6 +204,13 @@ import Testing
         #expect(missing.standardError.contains("no such file: /nonexistent/old.flv"), "\(missing.standardError)")
     }
 
+    /// One stream is "1 stream".
+    @Test func theStartLineCountsOneStreamAsOne() throws {
+        let url = "http://127.0.0.1:\(try LoopbackPort.free())/a.flv"
+        let output = try Self.run(seconds: 2, ["monitor", "--no-statuses", url])
+        #expect(output.standardError.contains("shard 0/1: 1 stream of this shard\n"), "\(output.standardError)")
+    }
+
     @Test func optionsAreValidated() throws {
         #expect(try Binary.run(["monitor"]).status == ExitStatus.usage, "no streams")
         #expect(try Binary.run(["monitor", "http://127.0.0.1:1/a.flv", "--shard", "2/2"]).status == ExitStatus.usage)
