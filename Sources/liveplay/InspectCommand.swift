@@ -13,6 +13,10 @@ struct InspectCommand: AsyncParsableCommand {
             carries only JSON objects, one per line (see docs/event-log.md), and the description and any \
             warnings go to stderr. A live URL (http(s)://, rtmp(s)://) is watched for --duration seconds \
             without decoding, then described with what arrived.
+
+            Exit codes: 0 success; 64 bad usage; 65 not playable (not FLV, or an FLV header with no audio or \
+            video); 66 the input does not exist or is a directory; 69 a live URL could not be watched; 74 \
+            reading failed.
             """
     )
 
@@ -56,6 +60,13 @@ struct InspectCommand: AsyncParsableCommand {
             try await describeLive()
             return
         }
+        // `play`'s check first: a directory says so, a missing file says "no such file".
+        do {
+            try StreamURL.check(file)
+        } catch {
+            Standard.error("liveplay: \(error.message)")
+            throw ExitCode(ExitStatus.noInput)
+        }
         let listsItems = packets || frames
         let reader: MediaReader
         do {
@@ -87,11 +98,17 @@ struct InspectCommand: AsyncParsableCommand {
             throw failure(error)
         }
         output.flush()
-        let text = StreamSummary(reader.description).text
+        let description = reader.description
+        let text = StreamSummary(description).text
         if listsItems {
             Standard.error(text)
         } else {
             print(text)
+        }
+        // An FLV header and no media is not playable, for `inspect` as for `play` (exit 65).
+        if description.videoPacketCount + description.audioPacketCount == 0 {
+            Standard.error("liveplay: not playable: \(path) has an FLV header and no audio or video")
+            throw ExitCode(ExitStatus.dataError)
         }
     }
 

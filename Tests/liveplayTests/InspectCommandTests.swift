@@ -88,6 +88,23 @@ enum Binary {
         #expect(try Binary.run(["inspect", notFLV, "--threads", "-1"]).status == ExitStatus.usage)
     }
 
+    /// What `play` refuses, `inspect` refuses alike: a directory says it is one (66), an FLV header with no media
+    /// is not playable (65).
+    @Test func aDirectoryOrAHeaderWithNoMediaIsRefusedAsPlayRefusesIt() throws {
+        let directory = try Binary.run(["inspect", Fixtures.directory])
+        #expect(directory.status == ExitStatus.noInput, "\(directory.standardError)")
+        #expect(directory.standardError.contains("\(Fixtures.directory) is a directory"), "\(directory.standardError)")
+
+        let headerOnly = try Fixtures.write(FLVWriter().bytes, name: "header-only")
+        let inspected = try Binary.run(["inspect", headerOnly])
+        #expect(inspected.status == ExitStatus.dataError, "\(inspected.standardError)")
+        #expect(inspected.standardError.contains("not playable"), "\(inspected.standardError)")
+        #expect(inspected.text.contains("packets: 0 video"), "the description is still given: \(inspected.text)")
+        #expect(try Binary.run(["inspect", headerOnly, "--packets"]).status == ExitStatus.dataError)
+        let played = try Binary.run(["play", headerOnly, "--quiet"])
+        #expect(played.status == ExitStatus.dataError, "play agrees: \(played.standardError)")
+    }
+
     @Test func helpTextDocumentsTheOptions() {
         let help = LivePlayCommand.helpMessage(for: InspectCommand.self)
         for option in ["--packets", "--frames", "--audio-hash", "--threads", "<file>"] {
