@@ -88,6 +88,22 @@ enum Binary {
         #expect(try Binary.run(["inspect", notFLV, "--threads", "-1"]).status == ExitStatus.usage)
     }
 
+    /// `inspect --packets | head` stops at the first line head does not take, and succeeds, as `play` does.
+    @Test func packetsPipedIntoHeadExitZero() throws {
+        // Thousands of packets: far more than a pipe holds, so writing goes on after head has left.
+        let many = try Fixtures.make(
+            name: "many-packets", extension: "flv",
+            ["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=50", "-f", "lavfi", "-i", "sine=sample_rate=44100",
+                "-t", "60", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-f", "flv"])
+        for list in ["--packets", "--frames"] {
+            let output = try ExternalTool.run(
+                "bash", ["-c", "\"$0\" inspect \"$1\" \(list) | head -n 3; exit ${PIPESTATUS[0]}", Binary.path, many])
+            #expect(output.status == 0, "\(list): \(output.standardError)")
+            #expect(output.text.split(separator: "\n").count == 3)
+            #expect(!output.standardError.contains("rror"), "\(list): \(output.standardError)")
+        }
+    }
+
     /// What `play` refuses, `inspect` refuses alike: a directory says it is one (66), an FLV header with no media
     /// is not playable (65).
     @Test func aDirectoryOrAHeaderWithNoMediaIsRefusedAsPlayRefusesIt() throws {
