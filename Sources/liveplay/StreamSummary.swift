@@ -1,6 +1,8 @@
+import Foundation
 import LivePlay
 
-/// The stream description, laid out for a person.
+/// The stream description, laid out for a person, in ffprobe's words where it has them (profile names, frame
+/// rates).
 struct StreamSummary {
     let text: String
 
@@ -10,9 +12,10 @@ struct StreamSummary {
             lines.append("FLV version \(header.version): audio flag \(header.hasAudio), video flag \(header.hasVideo)")
         }
         if let video = description.video {
-            var line = "video: \(video.codec.rawValue) \(video.width)x\(video.height), profile \(video.profile), "
+            var line = "video: \(video.codec.rawValue) \(video.width)x\(video.height), "
+            line += "profile \(ProfileName.of(video)), "
             line += "level \(video.level), chroma \(video.chromaFormat), \(video.bitDepth)-bit"
-            if let rate = description.frameRate { line += ", \(Self.format(rate)) fps" }
+            if let rate = description.frameRate { line += ", \(Self.framesPerSecond(rate)) fps" }
             lines.append(line)
         } else {
             lines.append("video: none")
@@ -34,6 +37,16 @@ struct StreamSummary {
             }
         }
         text = lines.joined(separator: "\n")
+    }
+
+    /// A frame rate rounded as ffprobe's stream line rounds it (libavformat's `print_fps`): whole numbers as they
+    /// are (`30`), others to two decimals (`29.97`, not 29.97002997…).
+    static func framesPerSecond(_ rate: Double) -> String {
+        let hundredths = Int64(Float(rate * 100).rounded(.toNearestOrEven))
+        if hundredths == 0 { return String(format: "%1.4f", rate) }
+        if hundredths % 100 != 0 { return String(format: "%3.2f", rate) }
+        if hundredths % 100_000 != 0 { return String(format: "%1.0f", rate) }
+        return String(format: "%1.0fk", rate / 1000)
     }
 
     static func format(_ number: Double) -> String {

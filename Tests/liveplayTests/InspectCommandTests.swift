@@ -88,6 +88,46 @@ enum Binary {
         #expect(try Binary.run(["inspect", notFLV, "--threads", "-1"]).status == ExitStatus.usage)
     }
 
+    /// ffprobe's stream line (`Video: h264 (High), …, 29.97 fps`): the profile in its parentheses, the frame rate
+    /// as it rounds it.
+    static func probedVideo(_ path: String) throws -> (profile: String, fps: String) {
+        let output = try ExternalTool.run("ffprobe", ["-hide_banner", path])
+        let line = try #require(output.standardError.split(separator: "\n").first { $0.contains("Video: ") })
+        let afterCodec = try #require(line.firstRange(of: "Video: ")).upperBound
+        let open = try #require(line[afterCodec...].firstIndex(of: "("))
+        let close = try #require(line[open...].firstIndex(of: ")"))
+        let fields = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let fps = try #require(fields.first { $0.hasSuffix(" fps") })
+        return (String(line[line.index(after: open)..<close]), String(fps.dropLast(" fps".count)))
+    }
+
+    /// Profiles by name and frame rates rounded, as ffprobe prints them: High, Constrained Baseline, HEVC's Main;
+    /// 30 and 25, and 29.97 for 30000/1001 (not 29.97002997…).
+    @Test func profilesAndFrameRatesReadAsFFprobePrintsThem() throws {
+        let ntscBaseline = try Fixtures.make(
+            name: "ntsc-baseline", extension: "flv",
+            ["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30000/1001", "-t", "2", "-c:v", "libx264", "-preset",
+                "veryfast", "-profile:v", "baseline", "-pix_fmt", "yuv420p", "-an", "-f", "flv"])
+        let hevc = try HEVCFixture.make(.enhancedRTMP)
+        // The FLV inspected, and the file ffprobe reads (Debian's ffmpeg cannot read HEVC in FLV: its MP4 source).
+        let cases = [
+            (try Fixture.h264AAC.path(), try Fixture.h264AAC.path()),
+            (try Fixture.videoOnly.path(), try Fixture.videoOnly.path()),
+            (ntscBaseline, ntscBaseline),
+            (hevc.path, hevc.sourcePath),
+        ]
+        var profiles: [String] = []
+        for (path, probed) in cases {
+            let expected = try Self.probedVideo(probed)
+            profiles.append(expected.profile)
+            let output = try Binary.run(["inspect", path])
+            #expect(output.status == 0, "\(output.standardError)")
+            #expect(output.text.contains("profile \(expected.profile), "), "\(expected) vs \(output.text)")
+            #expect(output.text.contains(", \(expected.fps) fps"), "\(expected) vs \(output.text)")
+        }
+        #expect(profiles == ["High", "High", "Constrained Baseline", "Main"])
+    }
+
     /// `inspect --packets | head` stops at the first line head does not take, and succeeds, as `play` does.
     @Test func packetsPipedIntoHeadExitZero() throws {
         // Thousands of packets: far more than a pipe holds, so writing goes on after head has left.
