@@ -12,8 +12,9 @@ struct InspectCommand: AsyncParsableCommand {
             Without --packets or --frames, prints the stream description for a person. With them, stdout \
             carries only JSON objects, one per line (see docs/event-log.md), and the description and any \
             warnings go to stderr. A live URL (http(s)://, rtmp(s)://) is watched for --duration seconds \
-            without decoding, then described with what arrived. When the reader of stdout goes away \
-            (`| head`), inspect stops and succeeds.
+            without decoding, then described with what arrived. A file's description gives the duration its \
+            packets span and the bitrate that makes, beside what its metadata claims. When the reader of stdout \
+            goes away (`| head`), inspect stops and succeeds.
 
             Exit codes: 0 success; 64 bad usage; 65 not playable (not FLV, or an FLV header with no audio or \
             video); 66 the input does not exist or is a directory; 69 a live URL could not be watched; 74 \
@@ -79,11 +80,13 @@ struct InspectCommand: AsyncParsableCommand {
             throw failure(error)
         }
         var output = OutputBuffer()
+        var span = PacketSpan()
         do {
             while !output.isClosed, let event = try reader.next() {
                 switch event {
-                case .element(.packet(let packet)) where packets:
-                    output.write(Self.packetLine(packet))
+                case .element(.packet(let packet)):
+                    span.add(packet)
+                    if packets { output.write(Self.packetLine(packet)) }
                 case .element(.warning(let warning)):
                     Standard.error("warning: \(warning)")
                 case .videoFrame(let frame):
@@ -104,7 +107,9 @@ struct InspectCommand: AsyncParsableCommand {
         // The reader of stdout went away (`| head`): it has what it wanted; stop quietly, as `play` does.
         if output.isClosed { return }
         let description = reader.description
-        let text = StreamSummary(description).text
+        // Only for the measured bitrate: a size that cannot be read leaves the bitrate out, not the description.
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
+        let text = StreamSummary(description, span: span, fileSize: size).text
         if listsItems {
             Standard.error(text)
         } else {

@@ -128,6 +128,46 @@ enum Binary {
         #expect(profiles == ["High", "High", "Constrained Baseline", "Main"])
     }
 
+    /// ffprobe's packets of `path`: from the earliest presentation time to the end of the latest packet, seconds.
+    static func probedSpan(_ path: String) throws -> Double {
+        let output = try ExternalTool.check(
+            "ffprobe", ["-v", "error", "-show_entries", "packet=pts_time,duration_time", "-of", "csv=p=0", path])
+        let packets = output.text.split(separator: "\n").compactMap { line -> (Double, Double)? in
+            let fields = line.split(separator: ",").compactMap { Double($0) }
+            return fields.count == 2 ? (fields[0], fields[1]) : nil
+        }
+        let start = try #require(packets.map(\.0).min())
+        let end = try #require(packets.map { $0.0 + $0.1 }.max())
+        return end - start
+    }
+
+    /// A file cut short keeps its onMetaData's full duration, which is what ffprobe reports: `inspect` measures
+    /// what the packets span and the bitrate that gives, beside the metadata's claim.
+    @Test func aCutFileShowsWhatItHoldsBesideWhatItsMetadataClaims() throws {
+        let whole = try Fixture.longH264AAC.path()
+        let bytes = try Fixtures.bytes(whole)
+        let cut = try Fixtures.write(Array(bytes.prefix(bytes.count * 2 / 5)), name: "cut")
+        let claim = try ExternalTool.check(
+            "ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", whole]).text
+        let claimed = try #require(Double(claim.trimmingCharacters(in: .whitespacesAndNewlines)))
+        for path in [whole, cut] {
+            let output = try Binary.run(["inspect", path])
+            #expect(output.status == 0, "\(output.standardError)")
+            let lines = output.text.split(separator: "\n")
+            let line = try #require(lines.first { $0.hasPrefix("duration: ") }, "\(output.text)")
+            let numbers = line.split(whereSeparator: { $0 == " " || $0 == "," || $0 == ";" }).compactMap { Double($0) }
+            try #require(numbers.count == 4, "\(line)")
+            let span = try Self.probedSpan(path)
+            let size = Double(try Fixtures.bytes(path).count)
+            #expect(abs(numbers[0] - span) < 0.03, "measured \(numbers[0]) s, ffprobe's packets span \(span) s")
+            let kilobits = size * 8 / span / 1000
+            #expect(abs(numbers[1] - kilobits) < kilobits / 100, "file size over ffprobe's span: \(kilobits); \(line)")
+            #expect(abs(numbers[2] - claimed) < 0.001, "the claim, as ffprobe reads it: \(claimed) s; \(line)")
+        }
+        let cutSpan = try Self.probedSpan(cut)
+        #expect(cutSpan < claimed * 0.6, "the cut holds less than the claim: \(cutSpan) of \(claimed) s")
+    }
+
     /// `inspect --packets | head` stops at the first line head does not take, and succeeds, as `play` does.
     @Test func packetsPipedIntoHeadExitZero() throws {
         // Thousands of packets: far more than a pipe holds, so writing goes on after head has left.
