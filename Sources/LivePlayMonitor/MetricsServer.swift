@@ -34,26 +34,52 @@ public struct MetricsServer: Sendable {
 
     /// Listens until cancelled. `onBound` gets the port it listens on (useful with port 0).
     public func run(onBound: @Sendable (Int) -> Void = { _ in }) async throws {
-        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .bind(host: host, port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(wrappingChannelSynchronously: channel)
+        let listener = try await listen()
+        onBound(listener.port)
+        try await listener.run()
+    }
+
+    /// Opens the listening socket, and no more: an address in use, not this machine's or not permitted fails
+    /// here, so a caller can say so before anything else starts. ``Listener/run()`` then serves.
+    public func listen() async throws(MonitorError) -> Listener {
+        let channel: NIOAsyncChannel<Connection, Never>
+        do {
+            channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .serverChannelOption(.backlog, value: 256)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .bind(host: host, port: port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                        return try Connection(wrappingChannelSynchronously: channel)
+                    }
                 }
-            }
-        onBound(server.channel.localAddress?.port ?? port)
-        try await withThrowingDiscardingTaskGroup { group in
-            try await server.executeThenClose { connections in
-                for try await connection in connections {
-                    group.addTask { await serve(connection) }
+        } catch {
+            throw MonitorError(cannotListenOn: host, port: port, error)
+        }
+        return Listener(server: self, channel: channel, port: channel.channel.localAddress?.port ?? port)
+    }
+
+    typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
+
+    /// A bound ``MetricsServer``: ``run()`` serves until cancelled, then closes the socket and every connection.
+    public struct Listener: Sendable {
+        let server: MetricsServer
+        let channel: NIOAsyncChannel<Connection, Never>
+        /// The port it listens on (the kernel's choice when asked for port 0).
+        public let port: Int
+
+        public func run() async throws {
+            try await withThrowingDiscardingTaskGroup { group in
+                try await channel.executeThenClose { connections in
+                    for try await connection in connections {
+                        group.addTask { await server.serve(connection) }
+                    }
                 }
             }
         }
     }
 
-    private func serve(_ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async {
+    private func serve(_ connection: Connection) async {
         do {
             try await connection.executeThenClose { inbound, outbound in
                 var head: HTTPRequestHead?
@@ -95,15 +121,13 @@ public struct MetricsServer: Sendable {
         case "/healthz":
             return (.ok, "text/plain", Array("ok\n".utf8))
         case "/probe":
-            let items = components?.queryItems ?? []
-            guard let target = items.first(where: { $0.name == "target" })?.value, !target.isEmpty,
-                (try? StreamURL.kind(of: target)) != nil
-            else { return (.badRequest, "text/plain", Array("probe needs target=URL (an HTTP-FLV, RTMP or file URL)\n".utf8)) }
-            let seconds = items.first { $0.name == "seconds" }?.value.flatMap(Double.init) ?? 5
-            guard seconds.isFinite, seconds > 0, seconds <= Self.maximumProbeSeconds else {
-                return (.badRequest, "text/plain", Array("seconds must be more than 0 and at most \(Self.maximumProbeSeconds)\n".utf8))
+            let request: ProbeRequest
+            do {
+                request = try ProbeRequest(components?.queryItems ?? [])
+            } catch {
+                return (.badRequest, "text/plain", Array("\(error.message)\n".utf8))
             }
-            let figures = await Probe.run(target, for: .milliseconds(Int64(seconds * 1000)), configuration: probeConfiguration)
+            let figures = await Probe.run(request.target, for: request.duration, configuration: probeConfiguration)
             return (.ok, Self.exposition, Array(figures.utf8))
         default:
             return (.notFound, "text/plain", Array("not found: /metrics, /healthz, /probe?target=URL&seconds=S\n".utf8))

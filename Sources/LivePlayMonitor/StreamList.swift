@@ -44,8 +44,11 @@ public enum StreamList {
             guard isValidID(words[0]) else {
                 throw ParseError(line: index + 1, message: "the ID may hold letters, digits and ._:- (1 to 128)")
             }
-            guard (try? StreamURL.kind(of: words[1])) != nil else {
-                throw ParseError(line: index + 1, message: "\(Redaction.url(words[1])) is not a stream URL")
+            // `play`'s check and its words: a port out of range, `ftp://`, a file that is not there.
+            do {
+                try StreamURL.check(words[1])
+            } catch {
+                throw ParseError(line: index + 1, message: "\(words[0]): \(error.message)")
             }
             guard seen.insert(words[0]).inserted else {
                 throw ParseError(line: index + 1, message: "the ID \(words[0]) is already used")

@@ -37,7 +37,7 @@ public final class StreamMetrics: @unchecked Sendable {
     private let lastEventAge: Gauge
     private let firstFrame: ValueHistogram
     private let connect: ValueHistogram
-    private var reconnects: [String: Counter] = [:]
+    private let reconnects: [String: Counter]
     private var events: [Int: Counter] = [:]
     private var info: (key: [String], gauge: Gauge)?
     /// The current session's totals so far, to turn into increments.
@@ -78,6 +78,11 @@ public final class StreamMetrics: @unchecked Sendable {
         lastEventAge = registry.gauge(.lastEventAge, labels)
         firstFrame = registry.histogram(.firstFrame, labels, buckets: Self.startupBuckets)
         connect = registry.histogram(.connect, labels, buckets: Self.startupBuckets)
+        // Every reason at 0 from the start: `increase()` over a series that appears with its first reconnect
+        // misses that reconnect, and a dashboard's `sum by (reason)` would show nothing rather than 0.
+        reconnects = Dictionary(uniqueKeysWithValues: Self.reconnectReasons.map { reason in
+            (reason, registry.counter(.reconnects, labels + [("reason", reason)]))
+        })
         set(.connecting)
     }
 
@@ -134,21 +139,15 @@ public final class StreamMetrics: @unchecked Sendable {
 
     /// A reconnect, by its reason (`restart`: the monitor started the player again after it gave up).
     public func reconnect(reason: String?) {
-        let reason = reason.flatMap { Self.reconnectReasons.contains($0) ? $0 : nil } ?? "other"
-        let counter = lock.withLock { () -> Counter? in
-            if let counter = reconnects[reason] { return counter }
-            guard !retired else { return nil }
-            let counter = registry.counter(.reconnects, labels + [("reason", reason)])
-            reconnects[reason] = counter
-            return counter
-        }
+        let counter = reason.flatMap { reconnects[$0] } ?? reconnects["other"]
         counter?.increment()
     }
 
-    /// The reasons 2103 gives (docs/event-log.md) and the monitor's own `restart`: a bounded label set.
-    static let reconnectReasons: Set<String> = [
+    /// The reasons 2103 gives (docs/event-log.md), the monitor's own `restart`, and `other` for a reason this list
+    /// does not know yet: a bounded label set, every one of them on the page from the start.
+    static let reconnectReasons = [
         "dns_failed", "connect_failed", "handshake_failed", "server_closed", "read_failed", "no_data", "too_slow",
-        "http_status", "protocol_violation", "restart",
+        "http_status", "protocol_violation", "restart", "other",
     ]
 
     public func update(_ status: NetStatus, protocol kind: String) {
@@ -180,18 +179,28 @@ public final class StreamMetrics: @unchecked Sendable {
         if increments.receivedBytes > 0 { receivedBytes.increment(by: increments.receivedBytes) }
         if increments.framesShown > 0 { framesShown.increment(by: Int64(increments.framesShown)) }
         if increments.droppedFrames > 0 { framesDropped.increment(by: Int64(increments.droppedFrames)) }
-        let key = [
-            kind, status.videoCodec, status.audioCodec, String(status.videoWidth), String(status.videoHeight),
-        ]
+        let key = Self.infoLabels(status, protocol: kind)
         let replaced = lock.withLock { () -> (old: Gauge?, new: Gauge?) in
-            guard info?.key != key, !retired else { return (nil, nil) }
-            let gauge = registry.gauge(
-                .info, labels + zip(["protocol", "video_codec", "audio_codec", "width", "height"], key).map { ($0, $1) })
-            defer { info = (key, gauge) }
+            let names = key.map { "\($0)=\($1)" }
+            guard info?.key != names, !retired else { return (nil, nil) }
+            let gauge = registry.gauge(.info, labels + key)
+            defer { info = (names, gauge) }
             return (info?.gauge, gauge)
         }
         if let old = replaced.old { registry.unregisterGauge(old) }
         replaced.new?.set(to: 1.0)
+    }
+
+    /// `liveplay_stream_info`'s labels besides `stream`: what is not known or not there (an audio-only stream's
+    /// picture, a silent stream's sound) is left out rather than written as `width="0"` or `audio_codec=""`.
+    static func infoLabels(_ status: NetStatus, protocol kind: String) -> [(String, String)] {
+        var labels = [("protocol", kind)]
+        if !status.videoCodec.isEmpty { labels.append(("video_codec", status.videoCodec)) }
+        if !status.audioCodec.isEmpty { labels.append(("audio_codec", status.audioCodec)) }
+        if status.videoWidth > 0, status.videoHeight > 0 {
+            labels += [("width", String(status.videoWidth)), ("height", String(status.videoHeight))]
+        }
+        return labels
     }
 
     /// Brings `liveplay_last_event_age_seconds` up to `now` (just before a scrape).

@@ -12,7 +12,13 @@ struct InspectCommand: AsyncParsableCommand {
             Without --packets or --frames, prints the stream description for a person. With them, stdout \
             carries only JSON objects, one per line (see docs/event-log.md), and the description and any \
             warnings go to stderr. A live URL (http(s)://, rtmp(s)://) is watched for --duration seconds \
-            without decoding, then described with what arrived.
+            without decoding, then described with what arrived. A file's description gives the duration its \
+            packets span and the bitrate that makes, beside what its metadata claims. When the reader of stdout \
+            goes away (`| head`), inspect stops and succeeds.
+
+            Exit codes: 0 success; 64 bad usage; 65 not playable (not FLV, or an FLV header with no audio or \
+            video); 66 the input does not exist or is a directory; 69 a live URL could not be watched; 74 \
+            reading failed.
             """
     )
 
@@ -51,10 +57,19 @@ struct InspectCommand: AsyncParsableCommand {
     private var path: String { (try? StreamAddress(parsing: file))?.path ?? file }
 
     func run() async throws {
+        // A reader that goes away (`| head`) is a write error to handle, not a fatal signal.
+        signal(SIGPIPE, SIG_IGN)
         CodecLog.route(minimum: .warning) { _, text in Standard.error("liveplay: " + text) }
         if isLive {
             try await describeLive()
             return
+        }
+        // `play`'s check first: a directory says so, a missing file says "no such file".
+        do {
+            try StreamURL.check(file)
+        } catch {
+            Standard.error("liveplay: \(error.message)")
+            throw ExitCode(ExitStatus.noInput)
         }
         let listsItems = packets || frames
         let reader: MediaReader
@@ -65,11 +80,13 @@ struct InspectCommand: AsyncParsableCommand {
             throw failure(error)
         }
         var output = OutputBuffer()
+        var span = PacketSpan()
         do {
-            while let event = try reader.next() {
+            while !output.isClosed, let event = try reader.next() {
                 switch event {
-                case .element(.packet(let packet)) where packets:
-                    output.write(Self.packetLine(packet))
+                case .element(.packet(let packet)):
+                    span.add(packet)
+                    if packets { output.write(Self.packetLine(packet)) }
                 case .element(.warning(let warning)):
                     Standard.error("warning: \(warning)")
                 case .videoFrame(let frame):
@@ -87,11 +104,22 @@ struct InspectCommand: AsyncParsableCommand {
             throw failure(error)
         }
         output.flush()
-        let text = StreamSummary(reader.description).text
+        // The reader of stdout went away (`| head`): it has what it wanted; stop quietly, as `play` does.
+        if output.isClosed { return }
+        let description = reader.description
+        // Only for the measured bitrate: a size that cannot be read leaves the bitrate out, not the description.
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
+        let text = StreamSummary(description, span: span, fileSize: size).text
         if listsItems {
             Standard.error(text)
         } else {
-            print(text)
+            output.write(text)
+            output.flush()
+        }
+        // An FLV header and no media is not playable, for `inspect` as for `play` (exit 65).
+        if description.videoPacketCount + description.audioPacketCount == 0 {
+            Standard.error("liveplay: not playable: \(path) has an FLV header and no audio or video")
+            throw ExitCode(ExitStatus.dataError)
         }
     }
 
@@ -187,9 +215,11 @@ enum AudioHashFormat: String, CaseIterable, ExpressibleByArgument {
     }
 }
 
-/// Collects stdout lines and writes them in large blocks.
+/// Collects stdout lines and writes them in large blocks; a failed write (the reader went away: `EPIPE` with
+/// SIGPIPE ignored) closes it, and what follows is dropped.
 struct OutputBuffer {
     private var pending = ""
+    private(set) var isClosed = false
 
     mutating func write(_ line: String) {
         pending += line
@@ -198,9 +228,13 @@ struct OutputBuffer {
     }
 
     mutating func flush() {
-        guard !pending.isEmpty else { return }
-        print(pending, terminator: "")
-        pending = ""
+        defer { pending = "" }
+        guard !pending.isEmpty, !isClosed else { return }
+        do {
+            try FileHandle.standardOutput.write(contentsOf: Data(pending.utf8))
+        } catch {
+            isClosed = true
+        }
     }
 }
 

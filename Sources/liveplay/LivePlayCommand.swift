@@ -75,5 +75,7 @@ enum ExitStatus {
     static let noInput: Int32 = 66
     /// Nothing played: unreachable, refused, lost after every retry, or no media within --duration.
     static let unavailable: Int32 = 69
+    /// `monitor`: the --metrics-listen address cannot be listened on (in use, not this machine's, not permitted).
+    static let cannotListen: Int32 = 71
     static let ioError: Int32 = 74
 }

@@ -16,6 +16,11 @@ struct MonitorCommand: AsyncParsableCommand {
             removed or changed start or stop, the others play on and keep their counters. --shard I/N keeps the \
             streams whose ID rendezvous-hashes to shard I of N, so N replicas split one list with no overlap. \
             With --metrics-listen, GET /metrics, /healthz and /probe?target=URL&seconds=S (docs/monitoring.md).
+
+            Exit codes: 0 stopped by SIGINT or SIGTERM; 64 bad usage: an option, or a URL or list line that \
+            `play` would refuse (a malformed URL, an unsupported scheme, a file that does not exist), told with \
+            its line and reason; 71 the --metrics-listen address cannot be listened on (in use, not this \
+            machine's, not permitted), told before any stream starts.
             """
     )
 
@@ -58,8 +63,12 @@ struct MonitorCommand: AsyncParsableCommand {
         if let metricsListen, Self.listenAddress(metricsListen) == nil {
             throw ValidationError("--metrics-listen takes ADDR:PORT, e.g. 127.0.0.1:9464 or [::1]:9464")
         }
-        for url in urls where (try? StreamURL.kind(of: url)) == nil {
-            throw ValidationError("\(Redaction.url(url)) is not a stream URL")
+        for url in urls {
+            do {
+                try StreamURL.check(url)
+            } catch {
+                throw ValidationError("cannot watch \(showSecrets ? url : Redaction.url(url)): \(error.message)")
+            }
         }
         guard startRate >= 0, startRate.isFinite else { throw ValidationError("--start-rate must be 0 or more") }
         guard (0...1000).contains(readInterval) else { throw ValidationError("--read-interval must be 0…1000 ms") }
@@ -120,8 +129,22 @@ struct MonitorCommand: AsyncParsableCommand {
                 return statuses ? log : EventsOnly(log)
             },
             onNote: { note in notes.monitor(note) })
+        // The metrics address first: one in use ends the run with its own code before any stream starts.
+        var metrics: MetricsServer.Listener?
+        if let metricsListen, let (host, port) = Self.listenAddress(metricsListen) {
+            let listener: MetricsServer.Listener
+            do {
+                listener = try await MetricsServer(host: host, port: port, monitor: monitor).listen()
+            } catch {
+                Standard.error("liveplay monitor: \(error.message)")
+                throw ExitCode(ExitStatus.cannotListen)
+            }
+            let shown = host.contains(":") ? "[\(host)]" : host
+            Standard.error("liveplay monitor: metrics on http://\(shown):\(listener.port)/metrics")
+            metrics = listener
+        }
         let plan = monitor.load(try list())
-        Standard.error("liveplay monitor: shard \(shard): \(plan.start.count) streams of this shard")
+        Standard.error("liveplay monitor: shard \(shard): \(Wording.count(plan.start.count, "stream")) of this shard")
         let stop = StopSignal()
         let quit = SignalWatch([SIGINT, SIGTERM]) { stop.fire(.interrupted) }
         let reload = SignalWatch([SIGHUP]) {
@@ -138,13 +161,7 @@ struct MonitorCommand: AsyncParsableCommand {
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await monitor.run() }
-            if let metricsListen, let (host, port) = Self.listenAddress(metricsListen) {
-                group.addTask {
-                    try await MetricsServer(host: host, port: port, monitor: monitor).run { bound in
-                        Standard.error("liveplay monitor: metrics on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)/metrics")
-                    }
-                }
-            }
+            if let metrics { group.addTask { try await metrics.run() } }
             group.addTask { _ = await stop.reason() }
             try await group.next()
             group.cancelAll()

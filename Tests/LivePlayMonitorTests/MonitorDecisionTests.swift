@@ -1,3 +1,4 @@
+import Foundation
 import LivePlayMonitor
 import Testing
 
@@ -21,6 +22,33 @@ import Testing
         #expect(throws: StreamList.ParseError.self) { try StreamList.parse("bad/id http://h/a.flv") }
         #expect(throws: StreamList.ParseError.self) { try StreamList.parse("id ftp://h/a.flv") }
         #expect(StreamList.derivedID(for: "http://cdn.example:8080/live/a.flv?token=s3cret") == "cdn.example-8080-live-a.flv")
+    }
+
+    /// A line `play` would refuse is refused when the list is loaded, with `play`'s reason and the line's number,
+    /// as a duplicate ID is: a stream that can never play is a typo to fix now, not a stream down forever.
+    @Test func aLineThatPlayWouldRefuseIsRefusedAtLoadWithPlaysReason() throws {
+        #expect(throws: StreamList.ParseError(
+            line: 2, message: "cam: the port '70000' in the URL is not a number from 1 to 65535")
+        ) {
+            try StreamList.parse("news http://h/a.flv\ncam http://h:70000/live.flv")
+        }
+        #expect(throws: StreamList.ParseError(line: 1, message: "old: no such file: /nonexistent/old.flv")) {
+            try StreamList.parse("old /nonexistent/old.flv")
+        }
+        #expect(throws: StreamList.ParseError(line: 1, message: "cam: no such file: 127.0.0.1:1935/live/cam")) {
+            try StreamList.parse("cam 127.0.0.1:1935/live/cam   # the scheme left out")
+        }
+        let directory = NSTemporaryDirectory()
+        #expect(throws: StreamList.ParseError(line: 1, message: "d: \(directory) is a directory, not an FLV file")) {
+            try StreamList.parse("d \(directory)")
+        }
+        let ftp = #expect(throws: StreamList.ParseError.self) { try StreamList.parse("f ftp://h/a.flv") }
+        #expect(ftp?.message.hasPrefix("f: ftp:// URLs are not supported") == true, "\(String(describing: ftp))")
+        // A file that is there is a stream like any other.
+        let file = directory + "liveplay-list-\(UUID().uuidString.prefix(8)).flv"
+        try Data().write(to: URL(fileURLWithPath: file))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        #expect(try StreamList.parse("f \(file)\ng file://\(file)").map(\.id) == ["f", "g"])
     }
 
     @Test func shardsSplitAListWithNoOverlapNoGapAndMoveLittleWhenOneIsAdded() {

@@ -30,6 +30,65 @@ import Testing
         page.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
     }
 
+    /// Every reconnect reason is on the page at 0 before anything happened: `increase()` over a series that
+    /// appears with its first reconnect misses that reconnect.
+    @Test func reconnectCountersAreOnThePageAtZeroFromTheStart() {
+        let registry = PrometheusCollectorRegistry()
+        _ = StreamMetrics(id: "news", registry: registry)
+        let page = registry.emitToString()
+        for reason in [
+            "dns_failed", "connect_failed", "handshake_failed", "server_closed", "read_failed", "no_data", "too_slow",
+            "http_status", "protocol_violation", "restart", "other",
+        ] {
+            #expect(Self.value(page, #"liveplay_reconnects_total{stream="news",reason="\#(reason)"}"#) == 0, "\(page)")
+        }
+        for counter in ["stalls", "stall_seconds", "received_bytes", "frames_shown", "frames_dropped"] {
+            #expect(Self.value(page, #"liveplay_\#(counter)_total{stream="news"}"#) == 0, "\(counter)")
+        }
+    }
+
+    /// An audio-only stream has no picture: its info series leaves the video labels out rather than saying
+    /// `video_codec=""`, `width="0"`.
+    @Test func anAudioOnlyStreamsInfoLeavesOutWhatItDoesNotHave() async throws {
+        let server = try LiveFLVServer(
+            path: try Fixture.audioOnly.path(), configuration: .init(port: 0, threads: 1), logger: Self.quiet)
+        let port = try await server.start()
+        let monitor = Monitor()
+        monitor.load([MonitoredStream(id: "radio", url: "http://127.0.0.1:\(port)/live.flv")])
+        let expected = #"liveplay_stream_info{stream="radio",protocol="http-flv",audio_codec="aac"} 1"#
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await monitor.run() }
+            _ = LoopbackPort.wait(timeout: .seconds(10)) { monitor.registry.emitToString().contains(expected) }
+            group.cancelAll()
+        }
+        await server.stop()
+        let page = monitor.registry.emitToString()
+        #expect(page.contains(expected), "\(page)")
+        #expect(!page.contains(#"video_codec="""#) && !page.contains(#"width="0""#), "\(page)")
+    }
+
+    /// A probe that cannot be made is a 400 that says why, before anything plays.
+    @Test func aProbeThatCannotBeMadeIsABadRequestThatSaysWhy() async throws {
+        let bound = Locked<Int?>(nil)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await MetricsServer(host: "127.0.0.1", port: 0, monitor: Monitor()).run { bound.set($0) }
+            }
+            defer { group.cancelAll() }
+            _ = LoopbackPort.wait(timeout: .seconds(20)) { bound.get() != nil }
+            let port = try #require(bound.get())
+            let notANumber = try Self.get(port, "/probe?target=http://127.0.0.1:1/a.flv&seconds=abc")
+            #expect(notANumber.status == 400, "\(notANumber)")
+            #expect(notANumber.body.contains("seconds=abc is not a number"), "\(notANumber)")
+            let ftp = try Self.get(port, "/probe?target=ftp://example.com/a.flv")
+            #expect(ftp.status == 400 && ftp.body.contains("ftp:// URLs are not supported"), "\(ftp)")
+            let port70000 = try Self.get(port, "/probe?target=http://example.com:70000/a.flv")
+            #expect(port70000.status == 400 && port70000.body.contains("the port '70000'"), "\(port70000)")
+            let tooLong = try Self.get(port, "/probe?target=http://127.0.0.1:1/a.flv&seconds=500")
+            #expect(tooLong.status == 400 && tooLong.body.contains("at most 120"), "\(tooLong)")
+        }
+    }
+
     @Test func theMetricsPageLintsCleanCountsUpAndReportsAStreamDown() async throws {
         let server = try LiveFLVServer(path: try Fixture.longH264AAC.path(), configuration: .init(port: 0, threads: 1), logger: Self.quiet)
         let port = try await server.start()

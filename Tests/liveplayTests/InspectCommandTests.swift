@@ -67,7 +67,7 @@ enum Binary {
         #expect(output.status == 0, "\(output.standardError)")
         #expect(output.text.contains("video: h264 320x240"))
         #expect(output.text.contains("audio: aac 44100 Hz"))
-        #expect(output.text.contains("keyframes"))
+        #expect(output.text.contains("keyframe"))
 
         let refused = try Binary.run(["inspect", "http://127.0.0.1:\(try LoopbackPort.free())/live.flv"])
         #expect(refused.status == ExitStatus.unavailable)
@@ -86,6 +86,119 @@ enum Binary {
 
         #expect(try Binary.run(["inspect"]).status == ExitStatus.usage)
         #expect(try Binary.run(["inspect", notFLV, "--threads", "-1"]).status == ExitStatus.usage)
+    }
+
+    /// ffprobe's stream line (`Video: h264 (High), …, 29.97 fps`): the profile in its parentheses, the frame rate
+    /// as it rounds it.
+    static func probedVideo(_ path: String) throws -> (profile: String, fps: String) {
+        let output = try ExternalTool.run("ffprobe", ["-hide_banner", path])
+        let line = try #require(output.standardError.split(separator: "\n").first { $0.contains("Video: ") })
+        let afterCodec = try #require(line.firstRange(of: "Video: ")).upperBound
+        let open = try #require(line[afterCodec...].firstIndex(of: "("))
+        let close = try #require(line[open...].firstIndex(of: ")"))
+        let fields = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let fps = try #require(fields.first { $0.hasSuffix(" fps") })
+        return (String(line[line.index(after: open)..<close]), String(fps.dropLast(" fps".count)))
+    }
+
+    /// Profiles by name and frame rates rounded, as ffprobe prints them: High, Constrained Baseline, HEVC's Main;
+    /// 30 and 25, and 29.97 for 30000/1001 (not 29.97002997…).
+    @Test func profilesAndFrameRatesReadAsFFprobePrintsThem() throws {
+        let ntscBaseline = try Fixtures.make(
+            name: "ntsc-baseline", extension: "flv",
+            ["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30000/1001", "-t", "2", "-c:v", "libx264", "-preset",
+                "veryfast", "-profile:v", "baseline", "-pix_fmt", "yuv420p", "-an", "-f", "flv"])
+        let hevc = try HEVCFixture.make(.enhancedRTMP)
+        // The FLV inspected, and the file ffprobe reads (Debian's ffmpeg cannot read HEVC in FLV: its MP4 source).
+        let cases = [
+            (try Fixture.h264AAC.path(), try Fixture.h264AAC.path()),
+            (try Fixture.videoOnly.path(), try Fixture.videoOnly.path()),
+            (ntscBaseline, ntscBaseline),
+            (hevc.path, hevc.sourcePath),
+        ]
+        var profiles: [String] = []
+        for (path, probed) in cases {
+            let expected = try Self.probedVideo(probed)
+            profiles.append(expected.profile)
+            let output = try Binary.run(["inspect", path])
+            #expect(output.status == 0, "\(output.standardError)")
+            #expect(output.text.contains("profile \(expected.profile), "), "\(expected) vs \(output.text)")
+            #expect(output.text.contains(", \(expected.fps) fps"), "\(expected) vs \(output.text)")
+        }
+        #expect(profiles == ["High", "High", "Constrained Baseline", "Main"])
+    }
+
+    /// ffprobe's packets of `path`: from the earliest presentation time to the end of the latest packet, seconds.
+    static func probedSpan(_ path: String) throws -> Double {
+        let output = try ExternalTool.check(
+            "ffprobe", ["-v", "error", "-show_entries", "packet=pts_time,duration_time", "-of", "csv=p=0", path])
+        let packets = output.text.split(separator: "\n").compactMap { line -> (Double, Double)? in
+            let fields = line.split(separator: ",").compactMap { Double($0) }
+            return fields.count == 2 ? (fields[0], fields[1]) : nil
+        }
+        let start = try #require(packets.map(\.0).min())
+        let end = try #require(packets.map { $0.0 + $0.1 }.max())
+        return end - start
+    }
+
+    /// A file cut short keeps its onMetaData's full duration, which is what ffprobe reports: `inspect` measures
+    /// what the packets span and the bitrate that gives, beside the metadata's claim.
+    @Test func aCutFileShowsWhatItHoldsBesideWhatItsMetadataClaims() throws {
+        let whole = try Fixture.longH264AAC.path()
+        let bytes = try Fixtures.bytes(whole)
+        let cut = try Fixtures.write(Array(bytes.prefix(bytes.count * 2 / 5)), name: "cut")
+        let claim = try ExternalTool.check(
+            "ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", whole]).text
+        let claimed = try #require(Double(claim.trimmingCharacters(in: .whitespacesAndNewlines)))
+        for path in [whole, cut] {
+            let output = try Binary.run(["inspect", path])
+            #expect(output.status == 0, "\(output.standardError)")
+            let lines = output.text.split(separator: "\n")
+            let line = try #require(lines.first { $0.hasPrefix("duration: ") }, "\(output.text)")
+            let numbers = line.split(whereSeparator: { $0 == " " || $0 == "," || $0 == ";" }).compactMap { Double($0) }
+            try #require(numbers.count == 4, "\(line)")
+            let span = try Self.probedSpan(path)
+            let size = Double(try Fixtures.bytes(path).count)
+            #expect(abs(numbers[0] - span) < 0.03, "measured \(numbers[0]) s, ffprobe's packets span \(span) s")
+            let kilobits = size * 8 / span / 1000
+            #expect(abs(numbers[1] - kilobits) < kilobits / 100, "file size over ffprobe's span: \(kilobits); \(line)")
+            #expect(abs(numbers[2] - claimed) < 0.001, "the claim, as ffprobe reads it: \(claimed) s; \(line)")
+        }
+        let cutSpan = try Self.probedSpan(cut)
+        #expect(cutSpan < claimed * 0.6, "the cut holds less than the claim: \(cutSpan) of \(claimed) s")
+    }
+
+    /// `inspect --packets | head` stops at the first line head does not take, and succeeds, as `play` does.
+    @Test func packetsPipedIntoHeadExitZero() throws {
+        // Thousands of packets: far more than a pipe holds, so writing goes on after head has left.
+        let many = try Fixtures.make(
+            name: "many-packets", extension: "flv",
+            ["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=50", "-f", "lavfi", "-i", "sine=sample_rate=44100",
+                "-t", "60", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-f", "flv"])
+        for list in ["--packets", "--frames"] {
+            let output = try ExternalTool.run(
+                "bash", ["-c", "\"$0\" inspect \"$1\" \(list) | head -n 3; exit ${PIPESTATUS[0]}", Binary.path, many])
+            #expect(output.status == 0, "\(list): \(output.standardError)")
+            #expect(output.text.split(separator: "\n").count == 3)
+            #expect(!output.standardError.contains("rror"), "\(list): \(output.standardError)")
+        }
+    }
+
+    /// What `play` refuses, `inspect` refuses alike: a directory says it is one (66), an FLV header with no media
+    /// is not playable (65).
+    @Test func aDirectoryOrAHeaderWithNoMediaIsRefusedAsPlayRefusesIt() throws {
+        let directory = try Binary.run(["inspect", Fixtures.directory])
+        #expect(directory.status == ExitStatus.noInput, "\(directory.standardError)")
+        #expect(directory.standardError.contains("\(Fixtures.directory) is a directory"), "\(directory.standardError)")
+
+        let headerOnly = try Fixtures.write(FLVWriter().bytes, name: "header-only")
+        let inspected = try Binary.run(["inspect", headerOnly])
+        #expect(inspected.status == ExitStatus.dataError, "\(inspected.standardError)")
+        #expect(inspected.standardError.contains("not playable"), "\(inspected.standardError)")
+        #expect(inspected.text.contains("packets: 0 video"), "the description is still given: \(inspected.text)")
+        #expect(try Binary.run(["inspect", headerOnly, "--packets"]).status == ExitStatus.dataError)
+        let played = try Binary.run(["play", headerOnly, "--quiet"])
+        #expect(played.status == ExitStatus.dataError, "play agrees: \(played.standardError)")
     }
 
     @Test func helpTextDocumentsTheOptions() {

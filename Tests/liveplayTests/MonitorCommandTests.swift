@@ -170,6 +170,47 @@ import Testing
         print(output.text)
     }
 
+    /// `liveplay ARGUMENTS`, sent SIGTERM after `seconds` if it still runs (a monitor runs until stopped).
+    static func run(seconds: Int, _ arguments: [String]) throws -> ExternalTool.Output {
+        try ExternalTool.run("timeout", ["--preserve-status", "-s", "TERM", String(seconds), Binary.path] + arguments)
+    }
+
+    /// A --metrics-listen address that another process holds ends the run with its own code (71, not 1) and a
+    /// sentence naming the address, before any stream starts.
+    @Test func aMetricsAddressInUseExitsWithItsOwnCodeBeforeAnyStreamStarts() throws {
+        let taken = try LoopbackPort.listen()
+        defer { close(taken.descriptor) }
+        let url = "http://127.0.0.1:\(try LoopbackPort.free())/a.flv"
+        let output = try Self.run(seconds: 20, ["monitor", url, "--metrics-listen", "127.0.0.1:\(taken.port)"])
+        #expect(output.status == ExitStatus.cannotListen, "\(output.standardError)")
+        #expect(output.standardError.contains("127.0.0.1:\(taken.port)"), "\(output.standardError)")
+        #expect(output.standardError.contains("already in use"), "\(output.standardError)")
+        #expect(output.text.isEmpty, "no stream started: \(output.text)")
+        let help = MonitorCommand.helpMessage(for: MonitorCommand.self, columns: 1000)
+        #expect(help.contains("71 the --metrics-listen address"), "monitor's help documents 71")
+    }
+
+    /// A list line that `play` would refuse stops the monitor at load, with its line and `play`'s reason.
+    @Test func aListLineThatPlayWouldRefuseIsToldWithItsReason() throws {
+        let list = NSTemporaryDirectory() + "liveplay-refused-\(UUID().uuidString.prefix(8)).txt"
+        try "ok http://127.0.0.1:1/a.flv\ncam http://127.0.0.1:70000/live.flv\n"
+            .write(toFile: list, atomically: true, encoding: .utf8)
+        let port = try Binary.run(["monitor", "--streams", list])
+        #expect(port.status == ExitStatus.usage, "\(port.standardError)")
+        let reason = "line 2: cam: the port '70000' in the URL is not a number from 1 to 65535"
+        #expect(port.standardError.contains(reason), "\(port.standardError)")
+        let missing = try Self.run(seconds: 20, ["monitor", "/nonexistent/old.flv"])
+        #expect(missing.status == ExitStatus.usage, "\(missing.standardError)")
+        #expect(missing.standardError.contains("no such file: /nonexistent/old.flv"), "\(missing.standardError)")
+    }
+
+    /// One stream is "1 stream".
+    @Test func theStartLineCountsOneStreamAsOne() throws {
+        let url = "http://127.0.0.1:\(try LoopbackPort.free())/a.flv"
+        let output = try Self.run(seconds: 2, ["monitor", "--no-statuses", url])
+        #expect(output.standardError.contains("shard 0/1: 1 stream of this shard\n"), "\(output.standardError)")
+    }
+
     @Test func optionsAreValidated() throws {
         #expect(try Binary.run(["monitor"]).status == ExitStatus.usage, "no streams")
         #expect(try Binary.run(["monitor", "http://127.0.0.1:1/a.flv", "--shard", "2/2"]).status == ExitStatus.usage)
