@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LivePlay
 import LivePlayMonitor
+import Logging
 
 /// `liveplay monitor`: many streams in one process, with Prometheus metrics, for as long as it runs.
 struct MonitorCommand: AsyncParsableCommand {
@@ -17,10 +18,24 @@ struct MonitorCommand: AsyncParsableCommand {
             streams whose ID rendezvous-hashes to shard I of N, so N replicas split one list with no overlap. \
             With --metrics-listen, GET /metrics, /healthz and /probe?target=URL&seconds=S (docs/monitoring.md).
 
+            The log is JSON lines on stdout: each stream's events and statuses (with `id`), and the monitor's own \
+            `monitor` lines (listening, loaded, started, down, stopped) and `reload` lines. stderr has errors only.
+
             Exit codes: 0 stopped by SIGINT or SIGTERM; 64 bad usage: an option, or a URL or list line that \
             `play` would refuse (a malformed URL, an unsupported scheme, a file that does not exist), told with \
             its line and reason; 71 the --metrics-listen address cannot be listened on (in use, not this \
             machine's, not permitted), told before any stream starts.
+
+            Examples:
+              liveplay monitor --streams streams.list --metrics-listen 127.0.0.1:9464
+                                                      every stream of the list, metrics for Prometheus
+              liveplay monitor URL1 URL2 --no-statuses
+                                                      two streams, events only
+              liveplay monitor --streams streams.list --shard 1/3 --metrics-listen 0.0.0.0:9464
+                                                      the second of three replicas (in a pod)
+              liveplay monitor --streams streams.list --decode --play-threads 0
+                                                      decode too, each stream on a thread of its own
+              kill -HUP PID                           read the list again
             """
     )
 
@@ -40,7 +55,7 @@ struct MonitorCommand: AsyncParsableCommand {
     var decode = false
 
     @Option(help: "Threads the streams' players share (0: a thread per stream; default: one per core).")
-    var playThreads = ProcessInfo.processInfo.activeProcessorCount
+    var playThreads: Int?
 
     @Option(help: "Milliseconds between reads of an HTTP-FLV socket: each read takes what arrived meanwhile (0: at once).")
     var readInterval = 100
@@ -72,7 +87,9 @@ struct MonitorCommand: AsyncParsableCommand {
         }
         guard startRate >= 0, startRate.isFinite else { throw ValidationError("--start-rate must be 0 or more") }
         guard (0...1000).contains(readInterval) else { throw ValidationError("--read-interval must be 0…1000 ms") }
-        guard (0...256).contains(playThreads) else { throw ValidationError("--play-threads must be 0…256") }
+        if let playThreads, !(0...256).contains(playThreads) {
+            throw ValidationError("--play-threads must be 0…256")
+        }
         if let streams { _ = try Self.read(streams) }
     }
 
@@ -118,8 +135,11 @@ struct MonitorCommand: AsyncParsableCommand {
         let writes = NSLock()
         let notes = EventLog(style: .json, output: output, sharing: writes)
         let (statuses, level, secrets) = (!noStatuses, logLevel, showSecrets)
+        // The players' own diagnostics in the CLI's one voice, only from --log-level debug (as `play`'s).
+        LoggingSystem.bootstrap { _ in PlainLogHandler(log: notes, level: level) }
         var configuration = LivePlayConfiguration(decodes: decode)
-        if playThreads > 0 { configuration.threads = PlaybackThreadGroup(threads: playThreads) }
+        let threads = playThreads ?? ProcessInfo.processInfo.activeProcessorCount
+        if threads > 0 { configuration.threads = PlaybackThreadGroup(threads: threads) }
         configuration.transport.readInterval = .milliseconds(readInterval)
         let monitor = Monitor(
             shard: shard, options: MonitorOptions(configuration: configuration, startsPerSecond: startRate),
@@ -140,11 +160,11 @@ struct MonitorCommand: AsyncParsableCommand {
                 throw ExitCode(ExitStatus.cannotListen)
             }
             let shown = host.contains(":") ? "[\(host)]" : host
-            Standard.error("liveplay monitor: metrics on http://\(shown):\(listener.port)/metrics")
+            if logLevel <= .info { notes.monitorListening(url: "http://\(shown):\(listener.port)/metrics") }
             metrics = listener
         }
         let plan = monitor.load(try list())
-        Standard.error("liveplay monitor: shard \(shard): \(Wording.count(plan.start.count, "stream")) of this shard")
+        if logLevel <= .info { notes.monitorLoaded(shard: "\(shard)", streams: plan.start.count) }
         let stop = StopSignal()
         let quit = SignalWatch([SIGINT, SIGTERM]) { stop.fire(.interrupted) }
         let reload = SignalWatch([SIGHUP]) {
@@ -187,6 +207,29 @@ extension EventLog {
         line.add("event", note.kind.rawValue)
         if let retry = note.retryIn { line.add("retry_ms", Int64(retry.components.seconds * 1000 + retry.components.attoseconds / 1_000_000_000_000_000)) }
         if let outcome = note.outcome { line.add("outcome", outcome) }
+        writeLine(line.line)
+    }
+
+    /// The metrics are served at `url` (`{"kind":"monitor","event":"listening","url":…}`).
+    func monitorListening(url: String) {
+        var line = JSONLine()
+        line.add("v", Self.schemaVersion)
+        line.add("kind", "monitor")
+        line.add("ts", Timestamp.iso8601(Date()))
+        line.add("event", "listening")
+        line.add("url", url)
+        writeLine(line.line)
+    }
+
+    /// The list was read: how many of its streams are this shard's (`{"kind":"monitor","event":"loaded",…}`).
+    func monitorLoaded(shard: String, streams: Int) {
+        var line = JSONLine()
+        line.add("v", Self.schemaVersion)
+        line.add("kind", "monitor")
+        line.add("ts", Timestamp.iso8601(Date()))
+        line.add("event", "loaded")
+        line.add("shard", shard)
+        line.add("streams", streams)
         writeLine(line.line)
     }
 

@@ -204,11 +204,25 @@ import Testing
         #expect(missing.standardError.contains("no such file: /nonexistent/old.flv"), "\(missing.standardError)")
     }
 
-    /// One stream is "1 stream".
-    @Test func theStartLineCountsOneStreamAsOne() throws {
+    /// The monitor's own news (where the metrics are, how many streams this shard has) is in the log, by level;
+    /// stderr is for errors, and a normal run leaves it empty.
+    @Test func theMonitorsOwnLinesAreInTheLogAndStandardErrorStaysQuiet() throws {
         let url = "http://127.0.0.1:\(try LoopbackPort.free())/a.flv"
-        let output = try Self.run(seconds: 2, ["monitor", "--no-statuses", url])
-        #expect(output.standardError.contains("shard 0/1: 1 stream of this shard\n"), "\(output.standardError)")
+        let port = try LoopbackPort.free()
+        let arguments = ["monitor", "--no-statuses", url, "--metrics-listen", "127.0.0.1:\(port)"]
+        let output = try Self.run(seconds: 2, arguments)
+        #expect(output.standardError.isEmpty, "\(output.standardError)")
+        let lines = try EdgeTests.lines(output.text).filter { $0["kind"] as? String == "monitor" }
+        let loaded = try #require(lines.first { $0["event"] as? String == "loaded" }, "\(output.text)")
+        #expect(loaded["streams"] as? Int == 1 && loaded["shard"] as? String == "0/1")
+        let listening = lines.first { $0["event"] as? String == "listening" }
+        #expect(listening?["url"] as? String == "http://127.0.0.1:\(port)/metrics")
+        let quiet = try Self.run(seconds: 2, arguments + ["--log-level", "warning"])
+        #expect(quiet.standardError.isEmpty, "\(quiet.standardError)")
+        #expect(!quiet.text.contains("\"listening\"") && !quiet.text.contains("\"loaded\""), "left out below info")
+        let help = try Binary.run(["help", "monitor"]).text
+        #expect(help.contains("Examples:") && help.contains("liveplay monitor --streams"), "\(help)")
+        #expect(!help.contains("(default: 2)") && !help.contains("one per core). (default"), "no doubled default")
     }
 
     @Test func optionsAreValidated() throws {
