@@ -68,15 +68,29 @@ public final class Downloader: @unchecked Sendable {
     public let cache: MediaCache
     public let options: DownloadOptions
     private let logger: Logger
+    /// Where a transfer's bytes come from: the URL over HTTP, or a test's scripted server.
+    private let makeSource: @Sendable (_ url: String, _ client: HTTPClient) -> any DownloadSource
     private let lock = NSLock()
     private var queue: DownloadQueue
     private var stops: [Int: StopRequest<StopReason>] = [:]
     private var wake: AsyncStream<Void>.Continuation?
 
-    public init(cache: MediaCache, options: DownloadOptions = DownloadOptions(), logger: Logger = Logger(label: "liveplay.download")) {
+    public convenience init(
+        cache: MediaCache, options: DownloadOptions = DownloadOptions(), logger: Logger = Logger(label: "liveplay.download")
+    ) {
+        self.init(cache: cache, options: options, logger: logger) { url, client in
+            HTTPFLVSource(url: url, options: options.transport, client: client, logger: logger)
+        }
+    }
+
+    init(
+        cache: MediaCache, options: DownloadOptions, logger: Logger,
+        makeSource: @escaping @Sendable (_ url: String, _ client: HTTPClient) -> any DownloadSource
+    ) {
         self.cache = cache
         self.options = options
         self.logger = logger
+        self.makeSource = makeSource
         queue = DownloadQueue(maximumRunning: options.maximumConcurrent)
     }
 
@@ -140,8 +154,9 @@ public final class Downloader: @unchecked Sendable {
                         let signal = lock.withLock { stops[task.id]! }
                         group.addTask {
                             let transfer = Transfer(
-                                id: task.id, url: task.url, cache: self.cache, options: self.options, client: client,
-                                logger: self.logger, signal: signal, report: updates.send)
+                                id: task.id, url: task.url, cache: self.cache, options: self.options,
+                                source: self.makeSource(task.url, client), logger: self.logger, signal: signal,
+                                report: updates.send)
                             let completed = await transfer.run()
                             self.change {
                                 $0.ended(task.id, completed: completed)

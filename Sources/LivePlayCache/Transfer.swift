@@ -1,7 +1,15 @@
-import AsyncHTTPClient
 import Logging
 import LivePlayCore
 import LivePlayTransport
+
+/// Where a download's bytes come from: a file from its first byte, or the rest of it from an offset if it has not
+/// changed (``HTTPFLVSource``; a test's scripted server).
+protocol DownloadSource: Sendable {
+    func makeConnection() -> any ByteConnection
+    func makeConnection(continuingAt offset: Int64, ifRange validator: String?) -> any ByteConnection
+}
+
+extension HTTPFLVSource: DownloadSource {}
 
 /// One download from start to end: fetches what the entry does not hold yet, with `Range` and `If-Range`,
 /// retrying a lost connection as the ``ReconnectPolicy`` says, until the file is whole, it fails, or it is
@@ -11,7 +19,7 @@ struct Transfer: Sendable {
     let url: String
     let cache: MediaCache
     let options: DownloadOptions
-    let client: HTTPClient
+    let source: any DownloadSource
     let logger: Logger
     let signal: StopRequest<StopReason>
     let report: @Sendable (DownloadUpdate) -> Void
@@ -75,7 +83,6 @@ struct Transfer: Sendable {
     }
 
     private func fetch(into writer: CacheWriter) async -> Bool? {
-        let source = HTTPFLVSource(url: url, options: options.transport, client: client, logger: logger)
         var policy = ReconnectPolicy(retryCount: options.retryCount, retryInterval: options.retryInterval)
         report(update(.started, bytes: writer.heldBytes, length: writer.entry.length))
         while true {
