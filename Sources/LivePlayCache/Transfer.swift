@@ -49,20 +49,19 @@ struct Transfer: Sendable {
             return fetched
         }
         let held = fetched?.heldBytes ?? 0, length = fetched?.length
-        switch signal.reason {
-        case .paused?:
-            report(update(.paused, bytes: held, length: length))
-            return false
-        case .cancelled?, .deleted?:
+        switch (signal.reason, fetched?.completed) {
+        case (.cancelled?, _), (.deleted?, _):
             _ = try? cache.delete(url)
             report(update(.cancelled, bytes: 0, length: length))
             return false
-        case nil where fetched?.completed == nil:
-            // The run was cancelled: a pause that keeps what is held.
+        case (_, let completed?):
+            // It ended on its own, and said so, before a pause took effect: a file completed stays completed, and
+            // a transfer's updates end once.
+            return completed
+        case (_, nil):
+            // Cut short by a pause, or by the run's cancellation: a pause that keeps what is held.
             report(update(.paused, bytes: held, length: length))
             return false
-        case nil:
-            return fetched?.completed ?? false
         }
     }
 
@@ -88,6 +87,12 @@ struct Transfer: Sendable {
         while true {
             if Task.isCancelled { return nil }
             if writer.isComplete {
+                // Held whole already: marked complete here if a pause or a crash came after its last byte.
+                do {
+                    try writer.finish()
+                } catch {
+                    return failed(error, bytes: writer.heldBytes)
+                }
                 return completed(writer)
             }
             let continuation = writer.continuation
