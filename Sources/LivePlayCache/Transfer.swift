@@ -127,9 +127,9 @@ struct Transfer: Sendable {
                     case .bytes(let bytes):
                         guard file != nil else {
                             await connection.close()
-                            return failed(
-                                CacheError(.notAFile, "\(Redaction.url(url)) has no Content-Length: a live stream (use --record)"),
-                                bytes: 0)
+                            let live = "\(Redaction.url(url)) is a live stream (its response has no Content-Length), "
+                                + "not a file to download: record it with liveplay URL --record FILE"
+                            return failed(CacheError(.notAFile, live), bytes: 0)
                         }
                         try writer.append(bytes)
                         if writer.heldBytes - reported >= options.progressEvery {

@@ -124,6 +124,24 @@ import Testing
         #expect(requests.last?.hasPrefix("206 bytes=") == true, "\(requests)")
     }
 
+    @Test func aLiveURLIsRefusedOnStderrAndLeavesNothingInTheCache() async throws {
+        let (server, url) = try await Self.live()
+        let cache = NSTemporaryDirectory() + "liveplay-live-download-\(UUID().uuidString.prefix(8))"
+        let output = try Binary.run(["download", url, "--media-cache-dir", cache])
+        await server.stop()
+        #expect(output.status == ExitStatus.unavailable, "\(output.text)")
+        #expect(output.text.contains("\"event\":\"failed\"") && output.text.contains("\"cause\":\"not_a_file\""),
+                "\(output.text)")
+        // One plain sentence: what, where, what to do instead.
+        let said = output.standardError.split(separator: "\n")
+        #expect(said.count == 1, "\(output.standardError)")
+        #expect(said.first?.hasPrefix("liveplay: \(url) is a live stream") == true, "\(output.standardError)")
+        #expect(said.first?.contains("--record") == true, "\(output.standardError)")
+        let (entries, files) = try Self.contents(cache)
+        #expect(entries.isEmpty, "no entry for a live stream: \(entries)")
+        #expect(files.isEmpty, "no partial file, no lock file: \(files)")
+    }
+
     @Test func aLiveStreamPlayedThroughTheCachePassesThroughUntouched() async throws {
         let (server, url) = try await Self.live()
         let cache = NSTemporaryDirectory() + "liveplay-live-play-\(UUID().uuidString.prefix(8))"
