@@ -14,6 +14,8 @@ final class CacheWriter {
     private(set) var heldBytes: Int64
     private var checkedAt: Int64 = 0
     private var closed = false
+    /// A response described the file (``begin(_:)``): only then are bytes the file's.
+    private var described = false
     /// Free space is asked again after this many bytes.
     private static let checkEvery: Int64 = 1 << 20
 
@@ -53,19 +55,16 @@ final class CacheWriter {
             return false
         }
         try cache.checkFreeSpace()
-        try cache.update(entry.key) {
-            $0.length = file.length
-            $0.entityTag = file.entityTag
-            $0.lastModified = file.lastModified
-            $0.isComplete = false
-        }
+        try cache.describe(entry, as: file)
         (entry.length, entry.entityTag, entry.lastModified, entry.isComplete) =
             (file.length, file.entityTag, file.lastModified, false)
+        described = true
         return true
     }
 
-    /// Appends the next bytes of the file.
+    /// Appends the next bytes of the file: bytes before ``begin(_:)`` are no file's (a live stream's).
     func append(_ bytes: [UInt8]) throws(CacheError) {
+        guard described else { throw CacheError(.notAFile, "no response described a file before its bytes") }
         do {
             if handle == nil {
                 if !FileManager.default.fileExists(atPath: path) {
@@ -123,6 +122,10 @@ final class CacheWriter {
         closed = true
         try? handle?.close()
         handle = nil
-        claim.release()
+        if described {
+            claim.release()
+        } else {
+            cache.release(claim, ofUndescribed: entry.key)
+        }
     }
 }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import LivePlayCore
+import Synchronization
 public import Logging
 public import LivePlayTransport
 
@@ -61,69 +62,94 @@ public struct DownloadUpdate: Sendable, Hashable {
 /// changed starts over instead of being spliced; stopped below the cache's free-space limit.
 ///
 /// Nothing runs until ``run(untilIdle:onUpdate:)``, whose task owns every transfer; the other methods only
-/// decide, and may be called from any thread.
-///
-/// `@unchecked Sendable`: the queue and the stop signals are read and written under `lock`.
-public final class Downloader: @unchecked Sendable {
+/// decide, and may be called from any thread. A download has one transfer at a time: one resumed while its paused
+/// transfer is still stopping goes on once that transfer has ended (``DownloadQueue/Item/transfer``).
+public final class Downloader: Sendable {
     public let cache: MediaCache
     public let options: DownloadOptions
     private let logger: Logger
-    private let lock = NSLock()
-    private var queue: DownloadQueue
-    private var stops: [Int: StopRequest<StopReason>] = [:]
-    private var wake: AsyncStream<Void>.Continuation?
+    /// Where a transfer's bytes come from: the URL over HTTP, or a test's scripted server.
+    private let makeSource: @Sendable (_ url: String, _ client: HTTPClient) -> any DownloadSource
+    private let shared: Mutex<Shared>
 
-    public init(cache: MediaCache, options: DownloadOptions = DownloadOptions(), logger: Logger = Logger(label: "liveplay.download")) {
+    /// What the callers and the run change together.
+    private struct Shared {
+        var queue: DownloadQueue
+        /// The stop signal of each transfer that has not ended, by its number: a transfer's end removes its own.
+        var stops: [Int: StopRequest<StopReason>] = [:]
+        var wake: AsyncStream<Void>.Continuation?
+
+        /// Tells download `id`'s transfer to stop.
+        func stop(_ id: Int, _ reason: StopReason) {
+            if let transfer = queue[id]?.transfer { stops[transfer]?.request(reason) }
+        }
+    }
+
+    public convenience init(
+        cache: MediaCache, options: DownloadOptions = DownloadOptions(),
+        logger: Logger = Logger(label: "liveplay.download")
+    ) {
+        self.init(cache: cache, options: options, logger: logger) { url, client in
+            HTTPFLVSource(url: url, options: options.transport, client: client, logger: logger)
+        }
+    }
+
+    init(
+        cache: MediaCache, options: DownloadOptions, logger: Logger,
+        makeSource: @escaping @Sendable (_ url: String, _ client: HTTPClient) -> any DownloadSource
+    ) {
         self.cache = cache
         self.options = options
         self.logger = logger
-        queue = DownloadQueue(maximumRunning: options.maximumConcurrent)
+        self.makeSource = makeSource
+        shared = Mutex(Shared(queue: DownloadQueue(maximumRunning: options.maximumConcurrent)))
     }
 
     /// Adds a download (it starts when a place is free); the id of one already waiting or running for `url`.
     @discardableResult
     public func add(_ url: String) -> Int {
-        change { $0.add(url) }
+        change { $0.queue.add(url) }
     }
 
     /// Stops a download, keeping what it holds for ``resume(_:)`` (or a later run).
     public func pause(_ id: Int) {
-        change { if $0.pause(id) { stops[id]?.request(.paused) } }
+        change { if $0.queue.pause(id) { $0.stop(id, .paused) } }
     }
 
     public func resume(_ id: Int) {
-        change { $0.resume(id) }
+        change { $0.queue.resume(id) }
     }
 
     /// Stops a download and removes what it holds (a completed one stays: ``delete(_:)`` removes that).
     public func cancel(_ id: Int) {
-        let (wasRunning, url, completed) = change { queue -> (Bool, String?, Bool) in
-            let completed = queue[id]?.state == .completed
-            let running = queue.cancel(id)
-            if running { stops[id]?.request(.cancelled) }
-            return (running, queue[id]?.url, completed)
+        let (wasRunning, url, completed) = change { shared -> (Bool, String?, Bool) in
+            let completed = shared.queue[id]?.state == .completed
+            let running = shared.queue.cancel(id)
+            if running { shared.stop(id, .cancelled) }
+            return (running, shared.queue[id]?.url, completed)
         }
         if !wasRunning, !completed, let url { _ = try? cache.delete(url) }
     }
 
     /// Cancels a download and removes its entry, complete or not.
     public func delete(_ id: Int) {
-        let (wasRunning, url) = change { queue -> (Bool, String?) in
-            let running = queue.cancel(id)
-            if running { stops[id]?.request(.deleted) }
-            return (running, queue[id]?.url)
+        let (wasRunning, url) = change { shared -> (Bool, String?) in
+            let running = shared.queue.cancel(id)
+            if running { shared.stop(id, .deleted) }
+            return (running, shared.queue[id]?.url)
         }
         if !wasRunning, let url { _ = try? cache.delete(url) }
     }
 
-    public var items: [DownloadQueue.Item] { lock.withLock { queue.items } }
+    public var items: [DownloadQueue.Item] { shared.withLock { $0.queue.items } }
 
     /// Runs the downloads: until the task is cancelled (running downloads pause, keeping what they hold) or,
-    /// with `untilIdle`, until none runs or waits. `onUpdate` gets every update in order, from this task.
+    /// with `untilIdle`, until none runs, waits or is still stopping. `onUpdate` gets every update in order, from
+    /// this task.
     public func run(untilIdle: Bool = false, onUpdate: @escaping @Sendable (DownloadUpdate) -> Void) async throws {
         let (wakes, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        lock.withLock { wake = continuation }
-        defer { lock.withLock { wake = nil } }
+        shared.withLock { $0.wake = continuation }
+        defer { shared.withLock { $0.wake = nil } }
         let updates = UpdateSerializer(onUpdate)
         try await HTTPClient.withHTTPClient(
             configuration: HTTPFLVSource.clientConfiguration(options.transport), backgroundActivityLogger: logger
@@ -131,21 +157,25 @@ public final class Downloader: @unchecked Sendable {
             await withTaskGroup(of: Void.self) { group in
                 var iterator = wakes.makeAsyncIterator()
                 while !Task.isCancelled {
-                    let (started, idle) = lock.withLock { () -> ([DownloadQueue.Item], Bool) in
-                        let started = queue.start()
-                        for task in started { stops[task.id] = StopRequest() }
-                        return (started, queue.isIdle)
+                    let (started, idle) = shared.withLock { shared in
+                        let started = shared.queue.start().compactMap { item in
+                            item.transfer.map { (item: item, transfer: $0, stop: StopRequest<StopReason>()) }
+                        }
+                        for start in started { shared.stops[start.transfer] = start.stop }
+                        return (started, shared.queue.isIdle)
                     }
-                    for task in started {
-                        let signal = lock.withLock { stops[task.id]! }
+                    for (item, number, stop) in started {
                         group.addTask {
                             let transfer = Transfer(
-                                id: task.id, url: task.url, cache: self.cache, options: self.options, client: client,
-                                logger: self.logger, signal: signal, report: updates.send)
+                                id: item.id, url: item.url, cache: self.cache, options: self.options,
+                                source: self.makeSource(item.url, client), logger: self.logger, signal: stop,
+                                report: updates.send)
                             let completed = await transfer.run()
+                            // Only this transfer's state: the download may have been resumed meanwhile, and the
+                            // next transfer waits for this end to start.
                             self.change {
-                                $0.ended(task.id, completed: completed)
-                                self.stops[task.id] = nil
+                                $0.queue.ended(item.id, transfer: number, completed: completed)
+                                $0.stops[number] = nil
                             }
                         }
                     }
@@ -157,11 +187,11 @@ public final class Downloader: @unchecked Sendable {
         }
     }
 
-    /// Changes the queue under the lock and wakes ``run(untilIdle:onUpdate:)`` to act on it.
-    private func change<T>(_ body: (inout DownloadQueue) -> T) -> T {
-        lock.withLock {
-            let result = body(&queue)
-            wake?.yield()
+    /// Changes the shared state in one step and wakes ``run(untilIdle:onUpdate:)`` to act on it.
+    private func change<T: Sendable>(_ body: (inout Shared) -> T) -> T {
+        shared.withLock { shared in
+            let result = body(&shared)
+            shared.wake?.yield()
             return result
         }
     }

@@ -119,20 +119,32 @@ public final class MediaCache: @unchecked Sendable {
         }) ?? nil
     }
 
-    /// Takes the right to write a URL's entry (created if new, evicting the least recently used past the
-    /// limit), or `nil` when someone else is writing it. Released by the writer's ``CacheWriter/close()``.
+    /// Takes the right to write a URL's entry, or `nil` when someone else is writing it. Released by the writer's
+    /// ``CacheWriter/close()``. A new entry is not in the index until a response describes a file
+    /// (``describe(_:as:)``), so a live stream leaves none.
     func writer(for url: String) throws(CacheError) -> CacheWriter? {
         let key = options.keys.key(for: url)
         let claimed = try transaction { index -> (CacheEntry, EntryClaim)? in
             guard let claim = EntryClaim(path: lockPath(key)) else { return nil }
-            if index[key] == nil {
-                index.put(CacheEntry(key: key, url: Redaction.url(url)))
-            } else {
-                index.touch(key)
+            index.touch(key)
+            return (index[key] ?? CacheEntry(key: key, url: Redaction.url(url)), claim)
+        }
+        guard let (entry, claim) = claimed else { return nil }
+        return CacheWriter(cache: self, entry: entry, path: dataPath(key), claim: claim)
+    }
+
+    /// Records that a response describes `entry`'s file: its length and validators, not complete yet. A new entry
+    /// is added now, evicting the least recently used past the limit.
+    func describe(_ entry: CacheEntry, as file: RemoteFile) throws(CacheError) {
+        try transaction { index in
+            if index[entry.key] == nil { index.put(entry) }
+            index.update(entry.key) {
+                ($0.length, $0.entityTag, $0.lastModified, $0.isComplete) =
+                    (file.length, file.entityTag, file.lastModified, false)
             }
             // The least recently used go first; one that another writer holds stays (the cache is over its limit
             // until that writer is done).
-            var inUse: Set<String> = [key]
+            var inUse: Set<String> = [entry.key]
             while let evicted = index.evictions(limit: options.maximumEntries, inUse: inUse).first {
                 guard let other = EntryClaim(path: lockPath(evicted)) else {
                     inUse.insert(evicted)
@@ -142,14 +154,18 @@ public final class MediaCache: @unchecked Sendable {
                 try? FileManager.default.removeItem(atPath: dataPath(evicted))
                 other.release(removing: true)
             }
-            return index[key].map { ($0, claim) }
         }
-        guard let (entry, claim) = claimed else { return nil }
-        return CacheWriter(cache: self, entry: entry, path: dataPath(key), claim: claim)
     }
 
     func update(_ key: String, _ change: (inout CacheEntry) -> Void) throws(CacheError) {
         try transaction { $0.update(key, change) }
+    }
+
+    /// Gives up the right to write an entry that no response described: its lock file goes too when the index
+    /// has no such entry, so nothing of it is left in the directory. Done under the index's lock, under which every
+    /// claim is taken, so no other process is opening the lock file as it goes.
+    func release(_ claim: EntryClaim, ofUndescribed key: String) {
+        _ = try? transaction { index in claim.release(removing: index[key] == nil) }
     }
 
     /// Free space below the limit is an error naming both figures.

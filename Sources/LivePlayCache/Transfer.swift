@@ -1,7 +1,15 @@
-import AsyncHTTPClient
 import Logging
 import LivePlayCore
 import LivePlayTransport
+
+/// Where a download's bytes come from: a file from its first byte, or the rest of it from an offset if it has not
+/// changed (``HTTPFLVSource``; a test's scripted server).
+protocol DownloadSource: Sendable {
+    func makeConnection() -> any ByteConnection
+    func makeConnection(continuingAt offset: Int64, ifRange validator: String?) -> any ByteConnection
+}
+
+extension HTTPFLVSource: DownloadSource {}
 
 /// One download from start to end: fetches what the entry does not hold yet, with `Range` and `If-Range`,
 /// retrying a lost connection as the ``ReconnectPolicy`` says, until the file is whole, it fails, or it is
@@ -11,7 +19,7 @@ struct Transfer: Sendable {
     let url: String
     let cache: MediaCache
     let options: DownloadOptions
-    let client: HTTPClient
+    let source: any DownloadSource
     let logger: Logger
     let signal: StopRequest<StopReason>
     let report: @Sendable (DownloadUpdate) -> Void
@@ -41,20 +49,19 @@ struct Transfer: Sendable {
             return fetched
         }
         let held = fetched?.heldBytes ?? 0, length = fetched?.length
-        switch signal.reason {
-        case .paused?:
-            report(update(.paused, bytes: held, length: length))
-            return false
-        case .cancelled?, .deleted?:
+        switch (signal.reason, fetched?.completed) {
+        case (.cancelled?, _), (.deleted?, _):
             _ = try? cache.delete(url)
             report(update(.cancelled, bytes: 0, length: length))
             return false
-        case nil where fetched?.completed == nil:
-            // The run was cancelled: a pause that keeps what is held.
+        case (_, let completed?):
+            // It ended on its own, and said so, before a pause took effect: a file completed stays completed, and
+            // a transfer's updates end once.
+            return completed
+        case (_, nil):
+            // Cut short by a pause, or by the run's cancellation: a pause that keeps what is held.
             report(update(.paused, bytes: held, length: length))
             return false
-        case nil:
-            return fetched?.completed ?? false
         }
     }
 
@@ -75,12 +82,17 @@ struct Transfer: Sendable {
     }
 
     private func fetch(into writer: CacheWriter) async -> Bool? {
-        let source = HTTPFLVSource(url: url, options: options.transport, client: client, logger: logger)
         var policy = ReconnectPolicy(retryCount: options.retryCount, retryInterval: options.retryInterval)
         report(update(.started, bytes: writer.heldBytes, length: writer.entry.length))
         while true {
             if Task.isCancelled { return nil }
             if writer.isComplete {
+                // Held whole already: marked complete here if a pause or a crash came after its last byte.
+                do {
+                    try writer.finish()
+                } catch {
+                    return failed(error, bytes: writer.heldBytes)
+                }
                 return completed(writer)
             }
             let continuation = writer.continuation
@@ -115,9 +127,9 @@ struct Transfer: Sendable {
                     case .bytes(let bytes):
                         guard file != nil else {
                             await connection.close()
-                            return failed(
-                                CacheError(.notAFile, "\(Redaction.url(url)) has no Content-Length: a live stream (use --record)"),
-                                bytes: 0)
+                            let live = "\(Redaction.url(url)) is a live stream (its response has no Content-Length), "
+                                + "not a file to download: record it with liveplay URL --record FILE"
+                            return failed(CacheError(.notAFile, live), bytes: 0)
                         }
                         try writer.append(bytes)
                         if writer.heldBytes - reported >= options.progressEvery {

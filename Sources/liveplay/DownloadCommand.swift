@@ -77,7 +77,11 @@ struct DownloadCommand: AsyncParsableCommand {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await downloader.run(untilIdle: true) { update in
-                    if let error = update.error { failures.append(error) }
+                    if let error = update.error {
+                        failures.append(error)
+                        // Told on stderr too, as every error of the CLI is, whatever reads stdout.
+                        Standard.error("liveplay: \(error.message)")
+                    }
                     // Unbuffered, so a monitor reading the pipe sees each update as it happens.
                     FileHandle.standardOutput.write(Data((Self.line(update) + "\n").utf8))
                 }

@@ -50,15 +50,20 @@ import Testing
         var requests: [String] { server.accessLog.split(separator: "\n").map(String.init) }
     }
 
-    /// Runs `downloader` until it is idle (or `timeout`), collecting its updates, while `script` acts on it.
+    /// Runs `downloader` until it is idle (or `timeout`), collecting its updates, while `script` acts on it;
+    /// `onUpdate` acts on each update as the downloader hands it over, once it is collected.
     static func run(
         _ downloader: Downloader, untilIdle: Bool = true, timeout: Duration = .seconds(60),
-        script: @escaping @Sendable (Locked<[DownloadUpdate]>) async -> Void = { _ in }
+        script: @escaping @Sendable (Locked<[DownloadUpdate]>) async -> Void = { _ in },
+        onUpdate: @escaping @Sendable (DownloadUpdate) -> Void = { _ in }
     ) async throws -> [DownloadUpdate] {
         let updates = Locked<[DownloadUpdate]>([])
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                try await downloader.run(untilIdle: untilIdle) { update in updates.set(updates.get() + [update]) }
+                try await downloader.run(untilIdle: untilIdle) { update in
+                    updates.withLock { $0.append(update) }
+                    onUpdate(update)
+                }
             }
             group.addTask { await script(updates) }
             group.addTask {
@@ -73,38 +78,50 @@ import Testing
         return updates.get()
     }
 
-    /// Waits until an update satisfies `condition`.
+    /// Waits until an update satisfies `condition` (one after the first `after`).
     static func wait(
-        _ updates: Locked<[DownloadUpdate]>, timeout: Duration = .seconds(30), _ condition: (DownloadUpdate) -> Bool
+        _ updates: Locked<[DownloadUpdate]>, after: Int = 0, timeout: Duration = .seconds(30),
+        _ condition: (DownloadUpdate) -> Bool
     ) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if updates.get().contains(where: condition) { return true }
+            if updates.get().dropFirst(after).contains(where: condition) { return true }
             try? await Task.sleep(for: .milliseconds(10))
         }
         return false
     }
 
-    @Test func pausedAtRandomPointsAndResumedTheFileIsByteIdentical() async throws {
+    /// A new seed each run (printed), or `LIVEPLAY_DOWNLOAD_SEED` to run a failed one again.
+    static let drawnSeed = ProcessInfo.processInfo.environment["LIVEPLAY_DOWNLOAD_SEED"].flatMap { UInt64($0) }
+        ?? UInt64.random(in: 1...UInt64.max)
+
+    /// The drawn seed, and seeds that failed once. 17100425253903468963 pauses at 1450868, 1454091 and 1566320 bytes,
+    /// the first two within one progress step (issue 28: its download never completed, and its second pause came
+    /// before the download had started again).
+    @Test(arguments: [drawnSeed, 17_100_425_253_903_468_963])
+    func pausedAtRandomPointsAndResumedTheFileIsByteIdentical(seed: UInt64) async throws {
         let bench = try Bench(rateLimit: 2 << 20)
-        let seed = UInt64.random(in: 1...UInt64.max)
         let url = try bench.file("paused.flv", count: 3 << 20, seed: seed)
         let downloader = Downloader(cache: try bench.cache(), options: DownloadOptions(progressEvery: 32 << 10))
         let id = downloader.add(url)
         var generator = SplitMix(seed: seed)
         let stops = (0..<3).map { _ in Int64.random(in: 64 << 10..<(3 << 20) - (64 << 10), using: &generator) }.sorted()
         print("seed \(seed): pauses at \(stops)")
-        let updates = try await Self.run(downloader, untilIdle: false) { updates in
-            for (round, stop) in stops.enumerated() {
-                _ = await Self.wait(updates) { $0.kind == .progress && $0.bytes >= stop || $0.kind == .completed }
-                downloader.pause(id)
-                _ = await Self.wait(updates) { update in
-                    update.kind == .paused && updates.get().filter { $0.kind == .paused }.count > round
+        // Resumed the moment it says paused, while its transfer is still ending.
+        let resume: @Sendable (DownloadUpdate) -> Void = { if $0.kind == .paused { downloader.resume(id) } }
+        let updates = try await Self.run(downloader, untilIdle: false, script: { updates in
+            for stop in stops {
+                // Past the stop in the transfer that runs now: progress from before the last pause may be past it
+                // already, and a pause before the download has started again stops no transfer.
+                let since = updates.get().lastIndex { $0.kind == .paused }.map { $0 + 1 } ?? 0
+                _ = await Self.wait(updates, after: since) {
+                    $0.kind == .progress && $0.bytes >= stop || $0.kind == .completed
                 }
-                downloader.resume(id)
+                downloader.pause(id)
+                _ = await Self.wait(updates, after: since) { $0.kind == .paused || $0.kind == .completed }
             }
             _ = await Self.wait(updates) { $0.kind == .completed }
-        }
+        }, onUpdate: resume)
         let completed = try #require(updates.first { $0.kind == .completed }, "\(updates.map(\.kind))")
         let path = try #require(completed.path)
         #expect(try Bench.sha256(path) == Bench.sha256("\(bench.files)/paused.flv"), "byte-identical")

@@ -1,4 +1,5 @@
 import Foundation
+import LivePlayLab
 import LivePlayTesting
 import Testing
 
@@ -37,6 +38,20 @@ import Testing
 
     static func sha256(_ path: String) throws -> String {
         String(try ExternalTool.check("sha256sum", [path]).text.prefix(64))
+    }
+
+    /// The lab's live server: an HTTP-FLV response with no Content-Length, as a live stream has.
+    static func live() async throws -> (LiveFLVServer, String) {
+        let server = try LiveFLVServer(path: try Fixture.h264AAC.path(), configuration: .init(port: 0, threads: 1))
+        return (server, "http://127.0.0.1:\(try await server.start())/live.flv")
+    }
+
+    /// What a cache directory holds: its index's entries, and its files other than `index.json` and `index.lock`.
+    static func contents(_ cache: String) throws -> (entries: [String: Any], files: [String]) {
+        let index = try #require(FileManager.default.contents(atPath: cache + "/index.json"))
+        let object = try #require(try JSONSerialization.jsonObject(with: index) as? [String: Any])
+        let files = try FileManager.default.contentsOfDirectory(atPath: cache).filter { !$0.hasPrefix("index.") }
+        return (try #require(object["entries"] as? [String: Any]), files.sorted())
     }
 
     @Test func theSecondPlayComesFromTheCacheWithNoRequest() throws {
@@ -107,6 +122,34 @@ import Testing
         #expect(try Self.sha256(path) == Self.sha256(copy), "byte-identical after the kill")
         let requests = Self.requests(server)
         #expect(requests.last?.hasPrefix("206 bytes=") == true, "\(requests)")
+    }
+
+    @Test func aLiveURLIsRefusedOnStderrAndLeavesNothingInTheCache() async throws {
+        let (server, url) = try await Self.live()
+        let cache = NSTemporaryDirectory() + "liveplay-live-download-\(UUID().uuidString.prefix(8))"
+        let output = try Binary.run(["download", url, "--media-cache-dir", cache])
+        await server.stop()
+        #expect(output.status == ExitStatus.unavailable, "\(output.text)")
+        #expect(output.text.contains("\"event\":\"failed\"") && output.text.contains("\"cause\":\"not_a_file\""),
+                "\(output.text)")
+        // One plain sentence: what, where, what to do instead.
+        let said = output.standardError.split(separator: "\n")
+        #expect(said.count == 1, "\(output.standardError)")
+        #expect(said.first?.hasPrefix("liveplay: \(url) is a live stream") == true, "\(output.standardError)")
+        #expect(said.first?.contains("--record") == true, "\(output.standardError)")
+        let (entries, files) = try Self.contents(cache)
+        #expect(entries.isEmpty, "no entry for a live stream: \(entries)")
+        #expect(files.isEmpty, "no partial file, no lock file: \(files)")
+    }
+
+    @Test func aLiveStreamPlayedThroughTheCachePassesThroughUntouched() async throws {
+        let (server, url) = try await Self.live()
+        let cache = NSTemporaryDirectory() + "liveplay-live-play-\(UUID().uuidString.prefix(8))"
+        let output = try Binary.run([url, "--media-cache-dir", cache, "--duration", "2", "--no-decode", "--json"])
+        await server.stop()
+        #expect(output.status == 0, "\(output.standardError)")
+        let (entries, files) = try Self.contents(cache)
+        #expect(entries.isEmpty && files.isEmpty, "nothing of a live stream is cached: \(entries), \(files)")
     }
 
     @Test func optionsAreValidatedAndDocumented() throws {
