@@ -64,11 +64,14 @@ import Testing
         let device = try DeviceAudioSink()
         let tee = Tee(device: device)
         let started = ContinuousClock.now
-        // Rate-only catch-up from a 3 s cache to 1 s (no skip), then volume 50, mute, unmute at volume 100.
+        // Rate-only catch-up from a 3 s cache to 1 s (no skip), then volume 50, mute, unmute at volume 100. The script
+        // ends the session; the limit only guards against a hang, so it outlasts the script's longest path (5 s, the
+        // catch-up's 15 s at most, 1 s, 3 × 1.5 s, after a start of about a second). At 24 s it cut the last stretch
+        // short one run in three: the catch-up from 3 s to 1 s takes 13–15 s, which put the unmute at 22.7–24.0 s.
         let changes = Locked<[String: ContinuousClock.Instant]>([:])
         let recording = await SessionRecording.record(
             "http://127.0.0.1:\(port)/live.flv",
-            configuration: LivePlayConfiguration(latency: .fixed(.seconds(3))), limit: .seconds(24),
+            configuration: LivePlayConfiguration(latency: .fixed(.seconds(3))), limit: .seconds(40),
             audioSink: tee,
             script: { probe in
                 try? await Task.sleep(for: .seconds(5))
