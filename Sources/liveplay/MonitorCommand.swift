@@ -212,25 +212,27 @@ extension EventLog {
 
     /// The metrics are served at `url` (`{"kind":"monitor","event":"listening","url":…}`).
     func monitorListening(url: String) {
-        var line = JSONLine()
-        line.add("v", Self.schemaVersion)
-        line.add("kind", "monitor")
-        line.add("ts", Timestamp.iso8601(Date()))
-        line.add("event", "listening")
+        var line = monitorLine(event: "listening")
         line.add("url", url)
         writeLine(line.line)
     }
 
     /// The list was read: how many of its streams are this shard's (`{"kind":"monitor","event":"loaded",…}`).
     func monitorLoaded(shard: String, streams: Int) {
+        var line = monitorLine(event: "loaded")
+        line.add("shard", shard)
+        line.add("streams", streams)
+        writeLine(line.line)
+    }
+
+    /// The start of a `monitor` line about the monitor itself (no stream `id`).
+    private func monitorLine(event: String) -> JSONLine {
         var line = JSONLine()
         line.add("v", Self.schemaVersion)
         line.add("kind", "monitor")
         line.add("ts", Timestamp.iso8601(Date()))
-        line.add("event", "loaded")
-        line.add("shard", shard)
-        line.add("streams", streams)
-        writeLine(line.line)
+        line.add("event", event)
+        return line
     }
 
     /// A SIGHUP's new list, as it changed this shard.

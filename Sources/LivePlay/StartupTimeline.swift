@@ -1,0 +1,32 @@
+/// Milliseconds from `startPlay` to each startup milestone, for `PLAY_EVT_PLAY_BEGIN`'s parameters.
+struct StartupTimeline {
+    var resolved: Duration?
+    var connected: Duration?
+    var handshakeDone: Duration?
+    var streamBegan: Duration?
+    var firstByte: Duration?
+    var firstAudio: Duration?
+    var firstKeyframe: Duration?
+    var firstDecoded: Duration?
+    var firstShown: Duration?
+
+    /// Records a milestone the first time it happens.
+    mutating func record(_ milestone: WritableKeyPath<StartupTimeline, Duration?>, _ at: Duration) {
+        if self[keyPath: milestone] == nil { self[keyPath: milestone] = at }
+    }
+
+    var parameters: [String: PlayEventValue] {
+        let milestones: [(String, Duration?)] = [
+            ("startup_resolved_ms", resolved), ("startup_connected_ms", connected),
+            ("startup_handshake_ms", handshakeDone), ("startup_stream_begin_ms", streamBegan),
+            ("startup_first_byte_ms", firstByte), ("startup_first_audio_ms", firstAudio),
+            ("startup_first_keyframe_ms", firstKeyframe), ("startup_first_decoded_ms", firstDecoded),
+            ("startup_first_shown_ms", firstShown),
+        ]
+        var parameters: [String: PlayEventValue] = [:]
+        for (key, value) in milestones {
+            if let value { parameters[key] = .int(value.milliseconds) }
+        }
+        return parameters
+    }
+}
