@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 public import LivePlayBuffering
 import LivePlayCore
 public import LivePlayDecode
@@ -6,10 +7,10 @@ import LivePlayTransport
 public import Logging
 
 /// What a ``LivePlayer`` tells its listener: the events (`onPlayEvent`) and the once-per-second status
-/// (`onNetStatus`). Called serially on the player's delivery queue (a serial dispatch queue, no thread of
-/// its own), never on the play loop: a slow or blocking listener delays only its own deliveries, and if it
-/// falls so far behind that the delivery queue fills, the updates dropped are counted and reported
-/// (`LIVEPLAY_EVT_LISTENER_OVERFLOW`).
+/// (`onNetStatus`). Called serially on a thread the playback takes for its listener (a ``PlaybackThread``; with a
+/// ``PlaybackThreadGroup``, one of the group's, so it must then return quickly), never on the play loop: a slow or
+/// blocking listener delays only its own deliveries, and if it falls so far behind that the delivery queue fills,
+/// the updates dropped are counted and reported (`LIVEPLAY_EVT_LISTENER_OVERFLOW`).
 public protocol LivePlayListener: AnyObject, Sendable {
     func onPlayEvent(_ event: PlayEvent)
     func onNetStatus(_ status: NetStatus)
@@ -43,9 +44,7 @@ public enum PlayerUpdate: Sendable {
 /// ended by `stopPlay`.
 ///
 /// Switching streams (``switch(to:from:)``, ``switchStream(to:)``) is in LivePlayerSwitching.swift.
-///
-/// `@unchecked Sendable`: every mutable field is read and written under `lock`.
-public final class LivePlayer: @unchecked Sendable {
+public final class LivePlayer: Sendable {
     /// The URL types of TXLivePlayer's `startPlay(url, type)` that liveplay plays.
     public enum URLType: Sendable, Hashable {
         /// `PLAY_TYPE_LIVE_RTMP` (0).
@@ -58,27 +57,27 @@ public final class LivePlayer: @unchecked Sendable {
         case localVideo
     }
 
-    let lock = NSLock()
-    var storedConfiguration: LivePlayConfiguration
-    private var storedListener: (any LivePlayListener)?
-    var playing: Task<PlaybackOutcome, Never>?
-    var control: PlaybackControl?
-    private var streams: [UUID: AsyncStream<PlayerUpdate>.Continuation] = [:]
+    /// Everything that changes, read and written under the player's one `Mutex`.
+    struct State {
+        var configuration: LivePlayConfiguration
+        var listener: (any LivePlayListener)?
+        var playing: Task<PlaybackOutcome, Never>?
+        var control: PlaybackControl?
+        var streams: [UUID: AsyncStream<PlayerUpdate>.Continuation] = [:]
+        var videoSink: HeldSink<any VideoSink>
+        var audioSink: HeldSink<any AudioSink>
+        /// What a front end set while playing or before, kept for the next playback too.
+        var settings = PlaybackSettings()
+        var lastPicture: VideoFrame?
+        /// The running playback's way to the sinks, closed the moment the player switches to another stream.
+        var gate: SinkGate?
+        /// A `switchStream` waiting for its rendition.
+        var switching: Task<Void, Never>?
+    }
+
+    let state: Mutex<State>
     let logger: Logger
-    private var videoSink: (any VideoSink)?
-    var audioSink: (any AudioSink)?
     private let arrivalTap: (any ArrivalTap)?
-    /// What a front end set while playing or before, kept for the next playback too.
-    private var volume = 100
-    private var muted = false
-    private var volumeEvaluation: Duration?
-    private var renderMode = RenderMode.fillEdge
-    private var rotation = RenderRotation.rotation0
-    private var lastPicture: VideoFrame?
-    /// The running playback's way to the sinks, closed the moment the player switches to another stream.
-    var gate: SinkGate?
-    /// A `switchStream` waiting for its rendition.
-    var switching: Task<Void, Never>?
 
     /// - Parameters:
     ///   - videoSink, audioSink: where decoded pictures and sound go (none: monitoring only). They are called
@@ -90,27 +89,26 @@ public final class LivePlayer: @unchecked Sendable {
         configuration: LivePlayConfiguration = LivePlayConfiguration(), videoSink: (any VideoSink)? = nil,
         audioSink: (any AudioSink)? = nil, arrivalTap: (any ArrivalTap)? = nil, logger: Logger = Logger(label: "liveplay")
     ) {
-        storedConfiguration = configuration
-        self.videoSink = videoSink
-        self.audioSink = audioSink
+        state = Mutex(
+            State(configuration: configuration, videoSink: HeldSink(videoSink), audioSink: HeldSink(audioSink)))
         self.arrivalTap = arrivalTap
         self.logger = logger
     }
 
     /// Receives events and net status; set it before `startPlay`. Held strongly until replaced.
     public var listener: (any LivePlayListener)? {
-        get { lock.withLock { storedListener } }
-        set { lock.withLock { storedListener = newValue } }
+        get { state.withLock { $0.listener } }
+        set { state.withLock { $0.listener = newValue } }
     }
 
     /// TXLivePlayConfig's fields. Set before playing; while playing, its latency parameters take effect at once
     /// (the rest at the next `startPlay`).
     public var configuration: LivePlayConfiguration {
-        get { lock.withLock { storedConfiguration } }
+        get { state.withLock { $0.configuration } }
         set {
-            let control = lock.withLock {
-                storedConfiguration = newValue
-                return self.control
+            let control = state.withLock {
+                $0.configuration = newValue
+                return $0.control
             }
             control?.setLatency(newValue.latency)
         }
@@ -122,7 +120,7 @@ public final class LivePlayer: @unchecked Sendable {
     }
 
     /// Whether a playback started by ``startPlay(_:type:)`` is running.
-    public var isPlaying: Bool { lock.withLock { playing != nil } }
+    public var isPlaying: Bool { state.withLock { $0.playing != nil } }
 
     /// Starts playing `url` in the background; events and status go to the listener and to ``updates()``.
     /// Stops a playback already running first.
@@ -146,21 +144,21 @@ public final class LivePlayer: @unchecked Sendable {
         guard expected == nil || expected == kind else {
             throw LivePlayError(.unsupportedURL, "\(Redaction.url(url)) is not a \(type.map { "\($0)" } ?? "") URL")
         }
-        let previous = lock.withLock { playing }
+        let previous = state.withLock { $0.playing }
         previous?.cancel()
         let task = Task { [self] in
             _ = await previous?.value
             return await playback(url: url, switchedAt: nil)
         }
-        lock.withLock { playing = task }
+        state.withLock { $0.playing = task }
     }
 
     /// Stops playing and waits until the play loop has ended (the session summary has been delivered).
     public func stopPlay() async {
-        let task = lock.withLock {
-            defer { playing = nil }
-            switching?.cancel()
-            return playing
+        let task = state.withLock { state in
+            defer { state.playing = nil }
+            state.switching?.cancel()
+            return state.playing
         }
         task?.cancel()
         _ = await task?.value
@@ -168,27 +166,27 @@ public final class LivePlayer: @unchecked Sendable {
 
     /// Holds the picture; the stream keeps arriving within the buffer's limits.
     public func pause() {
-        lock.withLock { control }?.pause()
+        state.withLock { $0.control }?.pause()
     }
 
     /// Goes to the live edge now, dropping the buffer to its newest keyframe (reported by
     /// `LIVEPLAY_EVT_CATCH_UP_SKIP`); only while a live stream plays.
     public func goToLiveEdge() {
-        lock.withLock { control }?.goToLiveEdge()
+        state.withLock { $0.control }?.goToLiveEdge()
     }
 
     /// Resumes at the newest media, as TXLivePlayer does for live streams; media on demand resumes where it
     /// paused.
     public func resume() {
-        lock.withLock { control }?.resume()
+        state.withLock { $0.control }?.resume()
     }
 
     /// Moves media on demand to `position` from its start (TXLivePlayer's `seek`): playback goes on from the
     /// keyframe at or before it. Before playing, sets where the next playback starts. A live stream ignores it.
     public func seek(to position: Duration) {
-        let control = lock.withLock {
-            if self.control == nil { storedConfiguration.startPosition = position }
-            return self.control
+        let control = state.withLock {
+            if $0.control == nil { $0.configuration.startPosition = position }
+            return $0.control
         }
         control?.seek(to: position)
     }
@@ -197,81 +195,83 @@ public final class LivePlayer: @unchecked Sendable {
     /// `LIVEPLAY_EVT_RECORD_BEGIN` / `_PROGRESS` / `_COMPLETE` (9013–9015), `LIVEPLAY_WARNING_RECORD_FAILED` (9102).
     /// Before playing, the next playback records from its start.
     public func startRecord(_ options: RecordingOptions) {
-        let control = lock.withLock {
-            if self.control == nil { storedConfiguration.recording = options }
-            return self.control
+        let control = state.withLock {
+            if $0.control == nil { $0.configuration.recording = options }
+            return $0.control
         }
         control?.startRecording(options)
     }
 
     /// Finishes the recording (TXLivePlayer's `stopRecord`): its file is closed and reported complete.
     public func stopRecord() {
-        let control = lock.withLock {
-            if self.control == nil { storedConfiguration.recording = nil }
-            return self.control
+        let control = state.withLock {
+            if $0.control == nil { $0.configuration.recording = nil }
+            return $0.control
         }
         control?.stopRecording()
     }
 
     /// Replaces where pictures go, also while playing: the next picture goes to `sink` (`nil`: nowhere).
     public func setVideoSink(_ sink: (any VideoSink)?) {
-        let gate = lock.withLock {
-            videoSink = sink
-            self.gate?.setVideo(sink)
-            return self.gate
+        let held = HeldSink(sink)
+        let (gate, control) = state.withLock {
+            $0.videoSink = held
+            $0.gate?.setVideo(held)
+            return ($0.gate, $0.control)
         }
-        if let gate { lock.withLock { control }?.setVideoSink(gate.video) }
+        if let gate { control?.setVideoSink(gate.video) }
     }
 
     /// Replaces where sound goes, also while playing.
     public func setAudioSink(_ sink: (any AudioSink)?) {
-        let gate = lock.withLock {
-            audioSink = sink
-            self.gate?.setAudio(sink)
-            return self.gate
+        let held = HeldSink(sink)
+        let (gate, control) = state.withLock {
+            $0.audioSink = held
+            $0.gate?.setAudio(held)
+            return ($0.gate, $0.control)
         }
-        if let gate { lock.withLock { control }?.setAudioSink(gate.audio) }
+        if let gate { control?.setAudioSink(gate.audio) }
     }
 
     /// TXLivePlayer's `setVolume`: 0…100, applied to the sound with a short ramp (no click).
     public func setVolume(_ volume: Int) {
-        change({ $0.volume = min(100, max(0, volume)) }, then: { $0.setVolume(volume) })
+        change { $0.volume = min(100, max(0, volume)) }
     }
 
     /// TXLivePlayer's `enableAudioVolumeEvaluation`: every `interval` (at least 100 ms), the level of the sound
     /// played as `LIVEPLAY_EVT_AUDIO_VOLUME` (9011) with `volume` 0…100; nil turns it off.
     public func enableAudioVolumeEvaluation(_ interval: Duration?) {
-        change({ $0.volumeEvaluation = interval }, then: { $0.enableAudioVolumeEvaluation(interval) })
+        change { $0.volumeEvaluation = interval.map { max($0, .milliseconds(100)) } }
     }
 
     /// TXLivePlayer's `setMute`: silences the sound and keeps the volume for when it is unmuted.
     public func setMute(_ muted: Bool) {
-        change({ $0.muted = muted }, then: { $0.setMute(muted) })
+        change { $0.muted = muted }
     }
 
     /// TXLivePlayer's `setRenderMode`: carried to the video sink in every ``FrameTiming``.
     public func setRenderMode(_ mode: RenderMode) {
-        change({ $0.renderMode = mode }, then: { $0.setRenderMode(mode) })
+        change { $0.renderMode = mode }
     }
 
     /// TXLivePlayer's `setRenderRotation`: carried to the video sink in every ``FrameTiming``.
     public func setRenderRotation(_ rotation: RenderRotation) {
-        change({ $0.rotation = rotation }, then: { $0.setRenderRotation(rotation) })
+        change { $0.rotation = rotation }
     }
 
-    /// Keeps a front end's setting for later playbacks and hands it to the one running, if any.
-    private func change(_ keep: (LivePlayer) -> Void, then apply: (PlaybackControl) -> Void) {
-        let control = lock.withLock {
-            keep(self)
-            return self.control
+    /// Keeps a front end's setting for later playbacks and hands the settings to the one running, if any.
+    private func change(_ keep: (inout PlaybackSettings) -> Void) {
+        let (settings, control) = state.withLock {
+            keep(&$0.settings)
+            return ($0.settings, $0.control)
         }
-        if let control { apply(control) }
+        control?.apply(settings)
     }
 
     /// TXLivePlayer's `snapshot`: the picture shown last (sharing the decoder's buffer, no copy), or `nil`
     /// before the first. ``SnapshotSink`` writes one as a PNG.
     public func snapshot() -> VideoFrame? {
-        lock.withLock { control?.lastPicture ?? lastPicture }
+        state.withLock { $0.control?.lastPicture ?? $0.lastPicture }
     }
 
     /// A stream of what the listener gets, from now until the player is released or the consumer stops.
@@ -281,9 +281,9 @@ public final class LivePlayer: @unchecked Sendable {
         let id = UUID()
         continuation.onTermination = { [weak self] _ in
             guard let self else { return }
-            self.lock.withLock { _ = self.streams.removeValue(forKey: id) }
+            _ = self.state.withLock { $0.streams.removeValue(forKey: id) }
         }
-        lock.withLock { streams[id] = continuation }
+        state.withLock { $0.streams[id] = continuation }
         return stream
     }
 
@@ -294,58 +294,68 @@ public final class LivePlayer: @unchecked Sendable {
         guard (try? Self.check(url)) != nil else { return await playback(url: url, switchedAt: nil) }
         try? startPlay(url)
         return await withTaskCancellationHandler {
-            while let task = lock.withLock({ playing }) {
+            while let task = state.withLock({ $0.playing }) {
                 let outcome = await task.value
                 // A switch replaced the playback: wait for the one playing now.
-                if Task.isCancelled || lock.withLock({ playing }) == task { return outcome }
+                if Task.isCancelled || state.withLock({ $0.playing }) == task { return outcome }
             }
             return .stopped
         } onCancel: {
-            lock.withLock { playing }?.cancel()
+            state.withLock { $0.playing }?.cancel()
         }
     }
 
     /// One playback of `url`, to its end.
     func playback(url: String, switchedAt: ContinuousClock.Instant?) async -> PlaybackOutcome {
         let control = PlaybackControl()
-        let (configuration, gate) = lock.withLock { (storedConfiguration, attach(control)) }
+        let (configuration, gate) = state.withLock { ($0.configuration, Self.attach(control, to: &$0)) }
         if let switchedAt { control.switchedTo(at: switchedAt, preloaded: false) }
-        let delivery = UpdateDelivery { [weak self] update in self?.deliver(update) }
-        let session = LiveSession(
-            url: url, configuration: configuration, clock: ContinuousClock(), logger: logger, videoSink: gate.video,
-            audioSink: gate.audio, control: control, arrivalTap: arrivalTap)
-        let outcome = await session.run(
-            onEvent: { delivery.post(.event($0)) }, onStatus: { delivery.post(.netStatus($0)) })
-        delivery.finish()
+        let outcome = await delivering(configuration) { delivery in
+            let session = LiveSession(
+                url: url, configuration: configuration, clock: ContinuousClock(), logger: logger,
+                videoSink: gate.video, audioSink: gate.audio, control: control, arrivalTap: arrivalTap)
+            return await session.run(
+                onEvent: { delivery.post(.event($0)) }, onStatus: { delivery.post(.netStatus($0)) })
+        }
         detach(control)
         return outcome
     }
 
-    /// Makes `control` the running playback's, with this player's settings; under `lock`. Returns the gate to the
-    /// sinks it plays to.
-    func attach(_ control: PlaybackControl) -> SinkGate {
-        self.control = control
-        control.setVolume(volume)
-        control.setMute(muted)
-        control.enableAudioVolumeEvaluation(volumeEvaluation)
-        control.setRenderMode(renderMode)
-        control.setRenderRotation(rotation)
-        let gate = SinkGate(video: videoSink, audio: audioSink)
-        self.gate = gate
+    /// Runs `body` with a delivery to this player's listener, on a thread taken for it (the group's, when the
+    /// configuration has one), and returns once everything it posted has been delivered.
+    func delivering(
+        _ configuration: LivePlayConfiguration, _ body: (UpdateDelivery) async -> PlaybackOutcome
+    ) async -> PlaybackOutcome {
+        let group = configuration.threads
+        let thread = group?.take() ?? PlaybackThreads.take()
+        let delivery = UpdateDelivery(on: thread) { [weak self] update in self?.deliver(update) }
+        let outcome = await body(delivery)
+        await delivery.finish()
+        if group == nil { PlaybackThreads.giveBack(thread) }
+        return outcome
+    }
+
+    /// Makes `control` the running playback's, with this player's settings. Returns the gate to the sinks it plays
+    /// to.
+    static func attach(_ control: PlaybackControl, to state: inout State) -> SinkGate {
+        state.control = control
+        control.apply(state.settings)
+        let gate = SinkGate(video: state.videoSink, audio: state.audioSink)
+        state.gate = gate
         return gate
     }
 
     func detach(_ control: PlaybackControl) {
-        lock.withLock {
-            if self.control === control {
-                self.control = nil
-                lastPicture = control.lastPicture
+        state.withLock {
+            if $0.control === control {
+                $0.control = nil
+                $0.lastPicture = control.lastPicture
             }
         }
     }
 
     func deliver(_ update: PlayerUpdate) {
-        let (listener, streams) = lock.withLock { (storedListener, Array(self.streams.values)) }
+        let (listener, streams) = state.withLock { ($0.listener, Array($0.streams.values)) }
         for stream in streams { stream.yield(update) }
         switch update {
         case .event(let event): listener?.onPlayEvent(event)
@@ -354,8 +364,10 @@ public final class LivePlayer: @unchecked Sendable {
     }
 
     deinit {
-        playing?.cancel()
-        switching?.cancel()
-        for stream in streams.values { stream.finish() }
+        state.withLock {
+            $0.playing?.cancel()
+            $0.switching?.cancel()
+            for stream in $0.streams.values { stream.finish() }
+        }
     }
 }

@@ -16,7 +16,7 @@ extension LivePlayer {
         let preloaded = pool?.take(url)
         // Nothing of the old stream reaches the sinks after this, and what a sound device still holds of it fades
         // out rather than playing on under the new stream's first picture.
-        let (gate, audioSink) = lock.withLock { (self.gate, self.audioSink) }
+        let (gate, audioSink) = state.withLock { ($0.gate, $0.audioSink.sink) }
         gate?.close()
         audioSink?.fadeOutUnplayed()
         play(url, preloaded: preloaded, switchedAt: requestedAt, rendition: false)
@@ -27,10 +27,10 @@ extension LivePlayer {
         _ url: String, preloaded: PreloadPool.Entry?, switchedAt: ContinuousClock.Instant, rendition: Bool
     ) {
         // One lock for both, so two switches at once cannot each replace the same playback.
-        lock.withLock {
-            let previous = playing
+        state.withLock {
+            let previous = $0.playing
             previous?.cancel()
-            playing = Task { [self] in
+            $0.playing = Task { [self] in
                 guard let preloaded else {
                     _ = await previous?.value
                     return await playback(url: url, switchedAt: switchedAt)
@@ -67,17 +67,18 @@ extension LivePlayer {
         try Self.check(url)
         let requestedAt = ContinuousClock.now
         let task = Task { [self] in await switchRendition(to: url, requestedAt: requestedAt) }
-        lock.withLock {
-            switching?.cancel()
-            switching = task
+        state.withLock {
+            $0.switching?.cancel()
+            $0.switching = task
         }
     }
 
     private func switchRendition(to url: String, requestedAt: ContinuousClock.Instant) async {
-        guard let (playing, gate) = lock.withLock({ control.flatMap { control in gate.map { (control, $0) } } }) else {
+        let running = state.withLock { state in state.control.flatMap { control in state.gate.map { (control, $0) } } }
+        guard let (playing, gate) = running else {
             return failSwitch("nothing is playing", requestedAt: requestedAt)
         }
-        let (configuration, logger) = lock.withLock { (storedConfiguration, self.logger) }
+        let configuration = state.withLock { $0.configuration }
         // The rendition preloads in a pool of its own, which the cut below keeps until the playback reaches it (a
         // playback that stops first lets go of the cut, and of the pool with its stream).
         let pool = PreloadPool(configuration: configuration, logger: logger)
@@ -85,8 +86,10 @@ extension LivePlayer {
         var reason = "\(Redaction.url(url)) did not connect"
         while !Task.isCancelled, ContinuousClock.now < requestedAt + Self.streamSwitchWait {
             try? await Task.sleep(for: .milliseconds(5))
-            guard let candidate = pool.entry(url), candidate.isReady, let edge = candidate.control.liveEdge,
-                let playingEdge = playing.liveEdge, let shown = playing.lastPicture?.pts
+            let published = playing.published.withLock { ($0.liveEdge, $0.lastPicture?.pts) }
+            guard let candidate = pool.entry(url), candidate.isReady,
+                let edge = candidate.control.published.withLock({ $0.liveEdge }),
+                let playingEdge = published.0, let shown = published.1
             else { continue }
             let apart = Duration.milliseconds(abs(edge.milliseconds - playingEdge.milliseconds))
             guard apart <= Self.alignmentTolerance else {
@@ -94,10 +97,10 @@ extension LivePlayer {
                 continue
             }
             reason = "no keyframe ahead of the playback"
-            let (keyframes, poster) = candidate.control.standbyKeyframes
+            let (keyframes, poster) = candidate.control.published.withLock { ($0.standbyKeyframes, $0.posterPTS) }
             // Far enough ahead that the playback does not pass it before the cut is set.
             guard let start = keyframes.first(where: { $0 > shown + .milliseconds(100) }) else { continue }
-            candidate.control.standbyStart = start
+            candidate.control.startStandby(at: start)
             guard poster == start else { continue }
             gate.cut(at: start) { [self] in
                 guard let taken = pool.take(url) else { return }
@@ -125,18 +128,18 @@ extension LivePlayer {
         _ preloaded: PreloadPool.Entry, switchedAt: ContinuousClock.Instant, rendition: Bool
     ) async -> PlaybackOutcome {
         let control = preloaded.control
-        let gate = lock.withLock { attach(control) }
+        let (configuration, gate) = state.withLock { ($0.configuration, Self.attach(control, to: &$0)) }
         control.setVideoSink(gate.video)
         control.setAudioSink(gate.audio)
-        let delivery = UpdateDelivery { [weak self] update in self?.deliver(update) }
-        preloaded.route.redirect(to: { delivery.post($0) })
-        control.switchedTo(at: switchedAt, preloaded: preloaded.isReady, rendition: rendition)
-        let outcome = await withTaskCancellationHandler {
-            await preloaded.task?.value ?? .stopped
-        } onCancel: {
-            preloaded.task?.cancel()
+        let outcome = await delivering(configuration) { delivery in
+            preloaded.route.redirect(to: { delivery.post($0) })
+            control.switchedTo(at: switchedAt, preloaded: preloaded.isReady, rendition: rendition)
+            return await withTaskCancellationHandler {
+                await preloaded.task?.value ?? .stopped
+            } onCancel: {
+                preloaded.task?.cancel()
+            }
         }
-        delivery.finish()
         detach(control)
         return outcome
     }

@@ -178,6 +178,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         let (sleep, tickInterval) = (sleep, configuration.tickInterval)
         while true {
             if Task.isCancelled { return .finished(.stopped) }
+            playOut.takeCommands()
             if let exit = applySeek() { return exit }
             while playOut.hasRoom, intake.admission.jumpTo == nil, let update = handoff.takeFirst() {
                 if let outcome = apply(update) { return .finished(outcome) }
@@ -322,13 +323,14 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
 
     /// Starts and stops recordings as asked, and reports what their files did.
     private func applyRecording(at now: Duration) {
-        for request in control.takeRecordingRequests() {
+        for request in playOut.requests.recordings {
             recorders.last?.stop()
             if case .start(let options) = request {
                 recorders.append(
                     Recorder(options: options, video: intake.videoConfiguration, audio: intake.audioConfiguration))
             }
         }
+        playOut.requests.recordings.removeAll()
         guard !recorders.isEmpty else { return }
         for recorder in recorders {
             for report in recorder.reports(at: now) { reporter.report(report) }

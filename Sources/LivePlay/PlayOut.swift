@@ -49,6 +49,8 @@ final class PlayOut {
     private var posterKeyframe: MediaTimestamp?
     /// A switch to this session waiting for its first picture at the sink.
     private var pendingSwitch: SwitchRequest?
+    /// What was sent to the session's control, not yet carried out, and the settings it holds.
+    var requests = PlaybackRequests()
 
     init(
         configuration: LivePlayConfiguration, presenter: Presenter, control: PlaybackControl, reporter: SessionReporter
@@ -60,7 +62,10 @@ final class PlayOut {
         self.presenter = presenter
         self.control = control
         self.reporter = reporter
-        standby = control.standbyBudget
+        requests.fold(control.takeCommands())
+        // A preloading pool's control outlives a session that fails: the next one is told it is on standby too.
+        requests.standby = control.standbyBudget
+        standby = requests.standby
     }
 
     /// How far ahead of the position media on demand is read.
@@ -165,27 +170,32 @@ final class PlayOut {
 
     // MARK: Control
 
+    /// Takes what was sent to `control` since the last turn; the first step of every turn.
+    func takeCommands() {
+        requests.fold(control.takeCommands())
+    }
+
     /// What `control` asked for: pause, resume, a latency change, sinks and presentation; applied and reported.
     func applyControl() {
-        let presentation = control.takePresentation()
-        presenter.volume = presentation.gain
-        volumeEvaluation = presentation.volumeEvaluation
+        let settings = requests.settings
+        presenter.volume = settings.gain
+        volumeEvaluation = settings.volumeEvaluation
         presenter.measuresLevel = volumeEvaluation != nil
-        presenter.renderMode = presentation.renderMode
-        presenter.rotation = presentation.rotation
-        if let change = presentation.videoSink { presenter.videoSink = change.sink }
-        if let change = presentation.audioSink { presenter.audioSink = change.sink }
-        control.liveEdge = engine.buffer.liveEdge
+        presenter.renderMode = settings.renderMode
+        presenter.rotation = settings.rotation
+        if let change = requests.take(\.videoSink) { presenter.videoSink = change.sink }
+        if let change = requests.take(\.audioSink) { presenter.audioSink = change.sink }
+        control.published.withLock { [edge = engine.buffer.liveEdge] in $0.liveEdge = edge }
         let wasStandby = standby != nil
-        standby = control.standbyBudget
+        standby = requests.standby
         if wasStandby, standby == nil { droppedWhilePreloading = engine.buffer.droppedVideoFrames }
-        if let request = control.takeSwitch() {
+        if let request = requests.take(\.switchRequest) {
             pendingSwitch = request
             // The sound before it was another stream's: this one fades in rather than cutting in. A rendition
             // goes on where the other left off, the same sound: no fade.
             if !request.rendition { presenter.fadesIn() }
         }
-        switch control.takePauseRequest() {
+        switch requests.take(\.pause) {
         case true? where !engine.isPaused:
             engine.pause()
             reporter.report(Reports.paused(at: engine.position))
@@ -202,14 +212,15 @@ final class PlayOut {
         default:
             break
         }
-        if control.takeLiveEdgeRequest(), !onDemand {
+        if requests.liveEdge, !onDemand {
             for case .skipped(let removed, let dropped) in engine.jumpToLiveEdge() {
                 reporter.count { $0.caughtUp() }
                 Reports.skipped(removed: removed, dropped: dropped).forEach(reporter.report)
             }
         }
         // Media on demand plays at 1.0× from its start: the live latency modes do not apply.
-        guard let latency = control.takeLatency(), latency != engine.parameters, !onDemand else { return }
+        requests.liveEdge = false
+        guard let latency = requests.take(\.latency), latency != engine.parameters, !onDemand else { return }
         let previous = engine.parameters
         engine.parameters = latency
         reporter.report(
@@ -380,7 +391,7 @@ final class PlayOut {
     }
 
     private func shown(_ frame: VideoFrame) {
-        control.recordShown(frame)
+        control.published.withLock { $0.lastPicture = frame }
         reporter.shown(frame)
         if let request = pendingSwitch {
             pendingSwitch = nil
@@ -396,10 +407,14 @@ final class PlayOut {
     private func keepNewestGroup() {
         let keyframes = engine.buffer.keyframes
         // A rendition switch names the keyframe to start at, by its presentation time.
-        let start = control.standbyStart.flatMap { start in keyframes.first { $0.pts == start }?.dts }
+        let start = requests.standbyStart.flatMap { start in keyframes.first { $0.pts == start }?.dts }
         defer {
-            control.standbyBufferedBytes = engine.buffer.byteCount
-            control.recordStandby(keyframes: engine.buffer.keyframes.map(\.pts), poster: posterPTS)
+            let (bytes, held, poster) = (engine.buffer.byteCount, engine.buffer.keyframes.map(\.pts), posterPTS)
+            control.published.withLock {
+                $0.standbyBytes = bytes
+                $0.standbyKeyframes = held
+                $0.posterPTS = poster
+            }
         }
         guard let keyframe = engine.keepNewestGroup(from: start), keyframe.dts != posterKeyframe, decodes else { return }
         posterKeyframe = keyframe.dts

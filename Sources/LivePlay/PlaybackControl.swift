@@ -1,42 +1,58 @@
 import Foundation
+import LivePlayCore
+import Synchronization
 public import LivePlayBuffering
 public import LivePlayDecode
 
-/// Changes a playing session from any task or thread; the play loop applies the change on its next turn
-/// (within one tick) and reports it as `LIVEPLAY_EVT_LATENCY_CHANGED` (9004).
+/// Changes a playing session from any task or thread: each call is one ``PlaybackCommand`` put in the session's
+/// mailbox, which the play loop empties at the start of its next turn (within one tick; a switch wakes it at once)
+/// and applies in order, reporting what it did (a latency change as `LIVEPLAY_EVT_LATENCY_CHANGED`, 9004).
 ///
-/// `@unchecked Sendable`: every pending request and setting is read and written under `lock`.
-public final class PlaybackControl: @unchecked Sendable {
-    private let lock = NSLock()
-    private var pendingLatency: LatencyParameters?
-    private var pendingPause: Bool?
-    private var pendingSeek: Duration?
-    private var pendingLiveEdge = false
-    private var pendingRecording: [RecordingRequest] = []
-    private var pendingVideoSink: SinkChange<any VideoSink>?
-    private var pendingAudioSink: SinkChange<any AudioSink>?
-    private var storedVolume = 100
-    private var storedMute = false
-    private var storedVolumeEvaluation: Duration?
-    private var storedRenderMode = RenderMode.fillEdge
-    private var storedRotation = RenderRotation.rotation0
-    private var storedLastPicture: VideoFrame?
-    private var standby: PreloadBudget?
-    private var pendingSwitch: SwitchRequest?
-    private var storedStandbyBytes = 0
-    private var storedStandbyStart: MediaTimestamp?
-    private var storedStandbyKeyframes: [MediaTimestamp] = []
-    private var storedPosterPTS: MediaTimestamp?
-    private var storedLiveEdge: MediaTimestamp?
-    /// Wakes the play loop from its wait for the transport or the next tick.
-    private var waker: (@Sendable () -> Void)?
+/// What the loop makes known the other way (the live edge, what a preloading session holds, the last picture) is in
+/// ``published``, written only by the loop.
+public final class PlaybackControl: Sendable {
+    private struct Mailbox {
+        var commands: [PlaybackCommand] = []
+        /// Wakes the play loop from its wait for the transport or the next tick.
+        var waker: (@Sendable () -> Void)?
+        /// The budget the owner gave a preloading session last (nil once switched to): the owner's record.
+        var standby: PreloadBudget?
+    }
 
-    public init() {}
+    private let mailbox: Mutex<Mailbox>
+    /// What the play loop publishes as of its last turn.
+    let published = Mutex(PublishedPlayback())
+
+    public init() {
+        mailbox = Mutex(Mailbox())
+    }
 
     /// A session made to preload (``PreloadPool``): it connects, keeps its newest GOP within `budget` and a poster
-    /// picture, and presents nothing until ``switchedTo(at:preloaded:)``.
+    /// picture, and presents nothing until ``switchedTo(at:preloaded:rendition:)``.
     init(standby budget: PreloadBudget) {
-        standby = budget
+        mailbox = Mutex(Mailbox(commands: [.standbyBudget(budget)], standby: budget))
+    }
+
+    /// Puts `command` in the mailbox; `wakes`: the loop takes it now rather than at its next tick.
+    private func send(_ command: PlaybackCommand, wakes: Bool = false) {
+        let waker = mailbox.withLock {
+            $0.commands.append(command)
+            return wakes ? $0.waker : nil
+        }
+        waker?()
+    }
+
+    /// Everything sent since the last call, in order: the play loop's, once a turn.
+    func takeCommands() -> [PlaybackCommand] {
+        mailbox.withLock { mailbox in
+            defer { mailbox.commands.removeAll(keepingCapacity: true) }
+            return mailbox.commands
+        }
+    }
+
+    /// How the play loop is woken, while it runs.
+    func wakes(with waker: (@Sendable () -> Void)?) {
+        mailbox.withLock { $0.waker = waker }
     }
 
     /// Switches to one of the TXLivePlayer modes while playing.
@@ -46,196 +62,206 @@ public final class PlaybackControl: @unchecked Sendable {
 
     /// Replaces the latency parameters (`cacheTime`, `minAutoAdjustCacheTime`, … ) while playing.
     public func setLatency(_ parameters: LatencyParameters) {
-        lock.withLock { pendingLatency = parameters }
+        send(.latency(parameters))
     }
 
     /// Holds playback (TXLivePlayer's `pause`); the stream keeps arriving within the buffer's limits.
     public func pause() {
-        lock.withLock { pendingPause = true }
+        send(.pause(true))
     }
 
     /// Resumes at the newest media (live `resume`), reported as `LIVEPLAY_EVT_RESUMED` then `PLAY_BEGIN`.
     public func resume() {
-        lock.withLock { pendingPause = false }
+        send(.pause(false))
     }
 
     /// Goes to the live edge now: the buffer is dropped to its newest keyframe (`LIVEPLAY_EVT_CATCH_UP_SKIP`,
     /// 9003, with `PLAY_WARNING_VIDEO_DISCONTINUITY`). A stream on demand, or one paused or loading, ignores it.
     public func goToLiveEdge() {
-        lock.withLock { pendingLiveEdge = true }
-    }
-
-    func takeLiveEdgeRequest() -> Bool {
-        lock.withLock {
-            defer { pendingLiveEdge = false }
-            return pendingLiveEdge
-        }
+        send(.goToLiveEdge)
     }
 
     /// Starts recording what arrives, as it arrived (TXLivePlayer's `startRecord`): a recording already running
     /// is finished first. Reported as `LIVEPLAY_EVT_RECORD_BEGIN` / `_PROGRESS` / `_COMPLETE` (9013–9015) and,
     /// when it has to stop early, `LIVEPLAY_WARNING_RECORD_FAILED` (9102); playback is never held up by it.
     public func startRecording(_ options: RecordingOptions) {
-        lock.withLock { pendingRecording.append(.start(options)) }
+        send(.recording(.start(options)))
     }
 
     /// Finishes the recording (TXLivePlayer's `stopRecord`): its file is closed and reported complete.
     public func stopRecording() {
-        lock.withLock { pendingRecording.append(.stop) }
-    }
-
-    func takeRecordingRequests() -> [RecordingRequest] {
-        lock.withLock {
-            defer { pendingRecording.removeAll() }
-            return pendingRecording
-        }
+        send(.recording(.stop))
     }
 
     /// Moves media on demand to `position` (from the start of the media): playback goes on from the keyframe
     /// at or before it (`LIVEPLAY_EVT_SEEK`, 9009). A live stream ignores it.
     public func seek(to position: Duration) {
-        lock.withLock { pendingSeek = max(.zero, position) }
+        send(.seek(max(.zero, position)))
     }
 
     /// Replaces where pictures go while playing (`nil`: nowhere); the next picture goes to the new sink.
     public func setVideoSink(_ sink: (any VideoSink)?) {
-        lock.withLock { pendingVideoSink = SinkChange(sink: sink) }
+        send(.videoSink(HeldSink(sink)))
     }
 
     /// Replaces where sound goes while playing (`nil`: nowhere).
     public func setAudioSink(_ sink: (any AudioSink)?) {
-        lock.withLock { pendingAudioSink = SinkChange(sink: sink) }
+        send(.audioSink(HeldSink(sink)))
     }
 
     /// TXLivePlayer's `enableAudioVolumeEvaluation`: every `interval` (at least 100 ms; nil stops it) the level
     /// of the sound played is reported as `LIVEPLAY_EVT_AUDIO_VOLUME` (9011), `volume` 0…100.
     public func enableAudioVolumeEvaluation(_ interval: Duration?) {
-        lock.withLock { storedVolumeEvaluation = interval.map { max($0, .milliseconds(100)) } }
+        send(.volumeEvaluation(interval.map { max($0, .milliseconds(100)) }))
     }
 
     /// TXLivePlayer's `setVolume`: 0…100 (clamped), applied with a 10 ms ramp.
     public func setVolume(_ volume: Int) {
-        lock.withLock { storedVolume = min(100, max(0, volume)) }
+        send(.volume(min(100, max(0, volume))))
     }
 
     /// TXLivePlayer's `setMute`: silence without forgetting the volume.
     public func setMute(_ muted: Bool) {
-        lock.withLock { storedMute = muted }
+        send(.mute(muted))
+    }
+
+    /// A player's settings, all at once (``LivePlayer`` gives each playback its own).
+    func apply(_ settings: PlaybackSettings) {
+        send(.settings(settings))
     }
 
     /// TXLivePlayer's `setRenderMode` / `setRenderRotation`: carried to sinks in each ``FrameTiming``.
     public func setRenderMode(_ mode: RenderMode) {
-        lock.withLock { storedRenderMode = mode }
+        send(.renderMode(mode))
     }
 
     public func setRenderRotation(_ rotation: RenderRotation) {
-        lock.withLock { storedRotation = rotation }
+        send(.rotation(rotation))
     }
 
-    /// While preloading: what the session may hold and read (the pool changes it as streams come and go).
+    /// While preloading: what the session may hold and read (the pool changes it as streams come and go); nil
+    /// once a player switched to it.
     var standbyBudget: PreloadBudget? {
-        get { lock.withLock { standby } }
-        set { lock.withLock { standby = newValue } }
+        get { mailbox.withLock { $0.standby } }
+        set {
+            mailbox.withLock {
+                guard $0.standby != nil else { return }
+                $0.standby = newValue
+                $0.commands.append(.standbyBudget(newValue))
+            }
+        }
+    }
+
+    /// A rendition switch (``LivePlayer/switchStream(to:)``) asks a preloading session to start at the keyframe
+    /// shown at this presentation time.
+    func startStandby(at keyframe: MediaTimestamp) {
+        send(.standbyStart(keyframe))
     }
 
     /// A player switched to this session at `instant`: preloading ends, and the first picture that reaches the
     /// sink after it is reported (`LIVEPLAY_EVT_SWITCHED`) with the time since.
     func switchedTo(at instant: ContinuousClock.Instant, preloaded: Bool, rendition: Bool = false) {
-        let wake = lock.withLock {
-            standby = nil
-            pendingSwitch = SwitchRequest(at: instant, preloaded: preloaded, rendition: rendition)
-            return waker
-        }
+        mailbox.withLock { $0.standby = nil }
         // The poster is waiting: the loop shows it now rather than at its next tick.
-        wake?()
-    }
-
-    /// What a preloading session holds in its buffer, in bytes, as of its last turn.
-    var standbyBufferedBytes: Int {
-        get { lock.withLock { storedStandbyBytes } }
-        set { lock.withLock { storedStandbyBytes = newValue } }
-    }
-
-    /// A rendition switch (``LivePlayer/switchStream(to:)``) asks a preloading session to start at the keyframe
-    /// shown at this presentation time.
-    var standbyStart: MediaTimestamp? {
-        get { lock.withLock { storedStandbyStart } }
-        set { lock.withLock { storedStandbyStart = newValue } }
-    }
-
-    /// What a preloading session holds, as of its last turn: its keyframes' presentation times and its poster's.
-    var standbyKeyframes: (keyframes: [MediaTimestamp], poster: MediaTimestamp?) {
-        lock.withLock { (storedStandbyKeyframes, storedPosterPTS) }
-    }
-
-    func recordStandby(keyframes: [MediaTimestamp], poster: MediaTimestamp?) {
-        lock.withLock {
-            storedStandbyKeyframes = keyframes
-            storedPosterPTS = poster
-        }
-    }
-
-    /// The newest media the session has received (its live edge, decode time), as of its last turn.
-    var liveEdge: MediaTimestamp? {
-        get { lock.withLock { storedLiveEdge } }
-        set { lock.withLock { storedLiveEdge = newValue } }
-    }
-
-    /// How the play loop is woken, while it runs.
-    func wakes(with waker: (@Sendable () -> Void)?) {
-        lock.withLock { self.waker = waker }
-    }
-
-    func takeSwitch() -> SwitchRequest? {
-        lock.withLock {
-            defer { pendingSwitch = nil }
-            return pendingSwitch
-        }
+        send(.switched(SwitchRequest(at: instant, preloaded: preloaded, rendition: rendition)), wakes: true)
     }
 
     /// The last picture shown, shared with libavcodec's buffers (no copy): TXLivePlayer's `snapshot`.
-    public var lastPicture: VideoFrame? { lock.withLock { storedLastPicture } }
+    public var lastPicture: VideoFrame? { published.withLock { $0.lastPicture } }
+}
 
-    func recordShown(_ picture: VideoFrame) {
-        lock.withLock { storedLastPicture = picture }
-    }
+/// What the play loop makes known about its session as of its last turn, for its owner: the one state another
+/// thread reads of a playing session.
+struct PublishedPlayback {
+    /// The newest media received (the live edge, decode time).
+    var liveEdge: MediaTimestamp?
+    /// While preloading: what the buffer holds in bytes, its keyframes' presentation times and the poster's.
+    var standbyBytes = 0
+    var standbyKeyframes: [MediaTimestamp] = []
+    var posterPTS: MediaTimestamp?
+    /// The last picture shown.
+    var lastPicture: VideoFrame?
+}
 
-    /// What the presenter should apply now: gain, render mode, rotation, and any sink replacements.
-    func takePresentation() -> Presentation {
-        lock.withLock {
-            defer {
-                pendingVideoSink = nil
-                pendingAudioSink = nil
+/// What a front end sets that lasts from one playback to the next: kept by a ``LivePlayer`` and given to each
+/// playback it starts, and folded by the play loop from its control's commands.
+struct PlaybackSettings: Sendable {
+    /// 0…100.
+    var volume = 100
+    var muted = false
+    /// How often the level of the sound played is reported; nil: never.
+    var volumeEvaluation: Duration?
+    var renderMode = RenderMode.fillEdge
+    var rotation = RenderRotation.rotation0
+
+    /// The gain the sound is played at.
+    var gain: Float { muted ? 0 : Float(volume) / 100 }
+}
+
+/// One thing a caller asks of a playing session (``PlaybackControl``'s calls).
+enum PlaybackCommand: Sendable {
+    case latency(LatencyParameters)
+    case pause(Bool)
+    case seek(Duration)
+    case goToLiveEdge
+    case recording(RecordingRequest)
+    case videoSink(HeldSink<any VideoSink>)
+    case audioSink(HeldSink<any AudioSink>)
+    /// All of a player's settings at once, as the player keeps them for its playbacks.
+    case settings(PlaybackSettings)
+    case volume(Int)
+    case mute(Bool)
+    case volumeEvaluation(Duration?)
+    case renderMode(RenderMode)
+    case rotation(RenderRotation)
+    case standbyBudget(PreloadBudget?)
+    case standbyStart(MediaTimestamp)
+    case switched(SwitchRequest)
+}
+
+/// The commands of a play loop's turns, folded: the requests not yet carried out, and the settings that last.
+struct PlaybackRequests {
+    var latency: LatencyParameters?
+    var pause: Bool?
+    var seek: Duration?
+    var liveEdge = false
+    var recordings: [RecordingRequest] = []
+    var videoSink: SinkChange<any VideoSink>?
+    var audioSink: SinkChange<any AudioSink>?
+    var switchRequest: SwitchRequest?
+    var settings = PlaybackSettings()
+    var standby: PreloadBudget?
+    var standbyStart: MediaTimestamp?
+
+    mutating func fold(_ commands: [PlaybackCommand]) {
+        for command in commands {
+            switch command {
+            case .latency(let parameters): latency = parameters
+            case .pause(let paused): pause = paused
+            case .seek(let position): seek = position
+            case .goToLiveEdge: liveEdge = true
+            case .recording(let request): recordings.append(request)
+            case .videoSink(let held): videoSink = SinkChange(sink: held.sink)
+            case .audioSink(let held): audioSink = SinkChange(sink: held.sink)
+            case .settings(let value): settings = value
+            case .volume(let value): settings.volume = value
+            case .mute(let value): settings.muted = value
+            case .volumeEvaluation(let interval): settings.volumeEvaluation = interval
+            case .renderMode(let mode): settings.renderMode = mode
+            case .rotation(let value): settings.rotation = value
+            case .standbyBudget(let budget): standby = budget
+            case .standbyStart(let keyframe): standbyStart = keyframe
+            case .switched(let request):
+                standby = nil
+                switchRequest = request
             }
-            return Presentation(
-                gain: storedMute ? 0 : Float(storedVolume) / 100, renderMode: storedRenderMode,
-                rotation: storedRotation, videoSink: pendingVideoSink, audioSink: pendingAudioSink,
-                volumeEvaluation: storedVolumeEvaluation)
         }
     }
 
-    /// The seek asked for since the last call, if any.
-    func takeSeek() -> Duration? {
-        lock.withLock {
-            defer { pendingSeek = nil }
-            return pendingSeek
-        }
-    }
-
-    /// `true` to pause, `false` to resume, `nil` when neither was asked for since the last call.
-    func takePauseRequest() -> Bool? {
-        lock.withLock {
-            defer { pendingPause = nil }
-            return pendingPause
-        }
-    }
-
-    /// The change asked for since the last call, if any.
-    func takeLatency() -> LatencyParameters? {
-        lock.withLock {
-            defer { pendingLatency = nil }
-            return pendingLatency
-        }
+    /// Takes a request out, so it is carried out once.
+    mutating func take<Value>(_ request: WritableKeyPath<PlaybackRequests, Value?>) -> Value? {
+        defer { self[keyPath: request] = nil }
+        return self[keyPath: request]
     }
 }
 
@@ -248,7 +274,7 @@ extension LatencyMode {
 }
 
 /// A player's switch to a session: when it was asked for, and whether the session was preloaded.
-struct SwitchRequest {
+struct SwitchRequest: Sendable {
     var at: ContinuousClock.Instant
     var preloaded: Bool
     /// A switch between renditions of the same content (`switchStream`): reported as
@@ -261,18 +287,8 @@ struct SinkChange<Sink> {
     var sink: Sink?
 }
 
-/// What ``PlaybackControl`` asks of the presenter on a turn of the play loop.
-struct Presentation {
-    var gain: Float
-    var renderMode: RenderMode
-    var rotation: RenderRotation
-    var videoSink: SinkChange<any VideoSink>?
-    var audioSink: SinkChange<any AudioSink>?
-    var volumeEvaluation: Duration?
-}
-
 /// A recording asked for through ``PlaybackControl``.
-enum RecordingRequest {
+enum RecordingRequest: Sendable {
     case start(RecordingOptions)
     case stop
 }

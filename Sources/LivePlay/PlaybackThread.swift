@@ -239,29 +239,23 @@ public final class PlaybackThreadGroup: Sendable {
 /// ``idleLimit`` wait; a thread given back beyond that ends.
 enum PlaybackThreads {
     static let idleLimit = 16
-    /// `@unchecked Sendable`: `threads` is read and written under `lock`.
-    private final class Idle: @unchecked Sendable {
-        let lock = NSLock()
-        var threads: [PlaybackThread] = []
-    }
-
-    private static let idle = Idle()
+    private static let idle = Mutex<[PlaybackThread]>([])
 
     /// A waiting thread, or a new one.
     static func take() -> PlaybackThread {
-        idle.lock.withLock { idle.threads.popLast() } ?? PlaybackThread(name: "liveplay-play")
+        idle.withLock { $0.popLast() } ?? PlaybackThread(name: "liveplay-play")
     }
 
     /// `thread`'s session has ended (its play loop and transport tasks are done): keeps it for the next.
     static func giveBack(_ thread: PlaybackThread) {
-        let kept = idle.lock.withLock {
-            guard idle.threads.count < idleLimit else { return false }
-            idle.threads.append(thread)
+        let kept = idle.withLock {
+            guard $0.count < idleLimit else { return false }
+            $0.append(thread)
             return true
         }
         if !kept { thread.stop() }
     }
 
     /// How many threads wait now.
-    static var idleCount: Int { idle.lock.withLock { idle.threads.count } }
+    static var idleCount: Int { idle.withLock { $0.count } }
 }

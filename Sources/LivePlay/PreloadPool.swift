@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 public import Logging
 
 /// Streams kept ready to show at once (TUIPlayerShortVideo's pre-play): each is connected, holds its newest GOP
@@ -9,9 +10,7 @@ public import Logging
 /// A preloaded stream that fails is retried quietly (its session's own reconnects, then the pool's, at a backoff
 /// up to 30 s) and reported through ``onChange``, never to a player. Each stream is a ``LiveSession`` on a thread
 /// of its own, run by a task the pool owns until a player takes it; ``removeAll()`` stops them.
-///
-/// `@unchecked Sendable`: `entries` and `changeHandler` are read and written under `lock`.
-public final class PreloadPool: @unchecked Sendable {
+public final class PreloadPool: Sendable {
     public enum State: String, Sendable {
         /// Connecting, or connected and waiting for the first keyframe.
         case connecting
@@ -42,10 +41,14 @@ public final class PreloadPool: @unchecked Sendable {
     public let configuration: LivePlayConfiguration
     public let budget: PreloadBudget
     private let logger: Logger
-    private let lock = NSLock()
-    private var entries: [String: Entry] = [:]
-    private var changeHandler: (@Sendable (Status) -> Void)?
-    private let notifications = DispatchQueue(label: "liveplay.preload")
+    private struct Pool {
+        var entries: [String: Entry] = [:]
+        var changeHandler: (@Sendable (Status) -> Void)?
+    }
+
+    private let state = Mutex(Pool())
+    /// Where ``onChange`` is called, one change at a time: a thread the pool takes while it exists.
+    private let notifications = PlaybackThreads.take()
 
     /// - Parameters:
     ///   - configuration: what each preloaded stream plays with once switched to (its latency mode, transport,
@@ -61,26 +64,28 @@ public final class PreloadPool: @unchecked Sendable {
     }
 
     deinit {
-        for entry in entries.values { entry.task?.cancel() }
+        state.withLock { for entry in $0.entries.values { entry.task?.cancel() } }
+        PlaybackThreads.giveBack(notifications)
     }
 
-    /// Called on a queue of the pool's own (one at a time, never on a play loop) when a stream's state changes.
+    /// Called on a thread the pool takes for it (one change at a time, never on a play loop) when a stream's
+    /// state changes.
     public var onChange: (@Sendable (Status) -> Void)? {
-        get { lock.withLock { changeHandler } }
-        set { lock.withLock { changeHandler = newValue } }
+        get { state.withLock { $0.changeHandler } }
+        set { state.withLock { $0.changeHandler = newValue } }
     }
 
     /// Every preloaded stream's status, by URL.
-    public var statuses: [Status] { lock.withLock { entries.values.map(\.status) } }
+    public var statuses: [Status] { state.withLock { Array($0.entries.values) }.map(\.status) }
 
     /// Starts preloading `url`, unless it is already.
     public func preload(_ url: String) {
-        lock.withLock {
-            guard entries[url] == nil else { return }
+        state.withLock { [budget, configuration, logger] state in
+            guard state.entries[url] == nil else { return }
             let entry = Entry(url: url, control: PlaybackControl(standby: budget), pool: self)
-            entries[url] = entry
-            shareBudget()
-            entry.task = Task { [configuration, logger] in
+            state.entries[url] = entry
+            Self.shareBudget(budget, among: state.entries)
+            entry.task = Task {
                 await Self.keepPreloading(entry, configuration: configuration, logger: logger)
             }
         }
@@ -88,16 +93,16 @@ public final class PreloadPool: @unchecked Sendable {
 
     /// Preloads exactly `urls`: starts those not yet preloaded, stops the others.
     public func keep(only urls: [String]) async {
-        let removed = lock.withLock { entries.keys.filter { !urls.contains($0) } }
+        let removed = state.withLock { $0.entries.keys.filter { !urls.contains($0) } }
         for url in removed { await remove(url) }
         for url in urls { preload(url) }
     }
 
     /// Stops preloading `url` and waits until its session has ended.
     public func remove(_ url: String) async {
-        let entry = lock.withLock {
-            defer { shareBudget() }
-            return entries.removeValue(forKey: url)
+        let entry = state.withLock { [budget] state in
+            defer { Self.shareBudget(budget, among: state.entries) }
+            return state.entries.removeValue(forKey: url)
         }
         entry?.task?.cancel()
         _ = await entry?.task?.value
@@ -105,25 +110,25 @@ public final class PreloadPool: @unchecked Sendable {
 
     /// Stops every preloaded stream.
     public func removeAll() async {
-        let urls = lock.withLock { Array(entries.keys) }
+        let urls = state.withLock { Array($0.entries.keys) }
         for url in urls { await remove(url) }
     }
 
     /// `url`'s stream while it is in the pool, without taking it.
     func entry(_ url: String) -> Entry? {
-        lock.withLock { entries[url] }
+        state.withLock { $0.entries[url] }
     }
 
     /// Takes `url`'s stream out of the pool for a player, still running; nil when it is not preloaded.
     func take(_ url: String) -> Entry? {
-        lock.withLock {
-            defer { shareBudget() }
-            return entries.removeValue(forKey: url)
+        state.withLock { [budget] state in
+            defer { Self.shareBudget(budget, among: state.entries) }
+            return state.entries.removeValue(forKey: url)
         }
     }
 
-    /// Each stream's share of the total budget; under `lock`.
-    private func shareBudget() {
+    /// Gives each stream its share of the total budget.
+    private static func shareBudget(_ budget: PreloadBudget, among entries: [String: Entry]) {
         let share = budget.share(among: entries.count)
         for entry in entries.values where entry.control.standbyBudget != nil { entry.control.standbyBudget = share }
     }
@@ -157,36 +162,46 @@ public final class PreloadPool: @unchecked Sendable {
 
     /// Tells ``onChange`` about a change of state, off the play loop.
     fileprivate func notify(_ status: Status) {
-        guard let handler = lock.withLock({ changeHandler }) else { return }
-        notifications.async { handler(status) }
+        guard let handler = state.withLock({ $0.changeHandler }) else { return }
+        _ = notifications.schedule(after: .zero) { handler(status) }
     }
 
     /// A stream in the pool: its session's control and where the session's updates go.
     ///
-    /// `@unchecked Sendable`: `status` is read and written under `lock`; the task is set once, under the pool's lock.
-    final class Entry: @unchecked Sendable {
+    final class Entry: Sendable {
+        private struct Shared {
+            var status: Status
+            var task: Task<PlaybackOutcome, Never>?
+            weak var pool: PreloadPool?
+        }
+
         let url: String
         let control: PlaybackControl
         let route: UpdateRoute
-        var task: Task<PlaybackOutcome, Never>?
-        private let lock = NSLock()
-        private var storedStatus: Status
-        private weak var pool: PreloadPool?
+        private let state: Mutex<Shared>
 
         init(url: String, control: PlaybackControl, pool: PreloadPool) {
             self.url = url
             self.control = control
-            self.pool = pool
-            storedStatus = Status(
-                url: url, state: .connecting, attempts: 0, bytesSinceReady: 0, secondsSinceReady: 0, reason: nil,
-                bufferedBytes: 0)
+            state = Mutex(
+                Shared(
+                    status: Status(
+                        url: url, state: .connecting, attempts: 0, bytesSinceReady: 0, secondsSinceReady: 0,
+                        reason: nil, bufferedBytes: 0),
+                    pool: pool))
             route = UpdateRoute()
             route.redirect(to: { [weak self] update in self?.preloading(update) })
         }
 
+        /// The task that runs its sessions: set once, when the pool starts it.
+        var task: Task<PlaybackOutcome, Never>? {
+            get { state.withLock { $0.task } }
+            set { state.withLock { $0.task = newValue } }
+        }
+
         var status: Status {
-            var status = lock.withLock { storedStatus }
-            status.bufferedBytes = control.standbyBufferedBytes
+            var status = state.withLock { $0.status }
+            status.bufferedBytes = control.published.withLock { $0.standbyBytes }
             return status
         }
 
@@ -194,10 +209,10 @@ public final class PreloadPool: @unchecked Sendable {
         var isReady: Bool { status.state == .ready }
 
         func update(_ change: (inout Status) -> Void) {
-            let (before, after) = lock.withLock {
-                let before = storedStatus.state
-                change(&storedStatus)
-                return (before, storedStatus)
+            let (before, after, pool) = state.withLock {
+                let before = $0.status.state
+                change(&$0.status)
+                return (before, $0.status, $0.pool)
             }
             if before != after.state || after.state == .failed { pool?.notify(after) }
         }
@@ -222,10 +237,10 @@ public final class PreloadPool: @unchecked Sendable {
                 default: break
                 }
             case .netStatus(let status):
-                lock.withLock {
-                    guard storedStatus.state == .ready else { return }
-                    storedStatus.bytesSinceReady += Int64(status.netSpeedKbps) * 125
-                    storedStatus.secondsSinceReady += 1
+                state.withLock {
+                    guard $0.status.state == .ready else { return }
+                    $0.status.bytesSinceReady += Int64(status.netSpeedKbps) * 125
+                    $0.status.secondsSinceReady += 1
                 }
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import LivePlayCore
 public import LivePlayRecording
 
@@ -49,24 +50,26 @@ enum RecordingFileEvent: Sendable, Equatable {
 
 /// The writer thread's account to the play loop: file events in order, and the open file's progress.
 ///
-/// `@unchecked Sendable`: everything is read and written under `lock`.
-final class RecordingJournal: @unchecked Sendable {
-    private let lock = NSLock()
-    private var events: [RecordingFileEvent] = []
-    private var current: (milliseconds: Int64, bytes: Int64) = (0, 0)
+final class RecordingJournal: Sendable {
+    private struct Journal {
+        var events: [RecordingFileEvent] = []
+        var progress: (milliseconds: Int64, bytes: Int64) = (0, 0)
+    }
 
-    func append(_ event: RecordingFileEvent) { lock.withLock { events.append(event) } }
+    private let journal = Mutex(Journal())
+
+    func append(_ event: RecordingFileEvent) { journal.withLock { $0.events.append(event) } }
 
     func takeEvents() -> [RecordingFileEvent] {
-        lock.withLock {
-            defer { events.removeAll() }
-            return events
+        journal.withLock { journal in
+            defer { journal.events.removeAll() }
+            return journal.events
         }
     }
 
     var progress: (milliseconds: Int64, bytes: Int64) {
-        get { lock.withLock { current } }
-        set { lock.withLock { current = newValue } }
+        get { journal.withLock { $0.progress } }
+        set { journal.withLock { $0.progress = newValue } }
     }
 }
 

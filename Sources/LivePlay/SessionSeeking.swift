@@ -12,7 +12,7 @@ extension LiveSession {
     /// read again: from its start (the target is before what has arrived), or from the keyframe a file's
     /// index points to (far ahead or back).
     func applySeek() -> LoopExit? {
-        guard let target = control.takeSeek() else { return nil }
+        guard let target = playOut.requests.take(\.seek) else { return nil }
         guard playOut.onDemand || !everConnected else {
             logger.debug("seek ignored: live stream")
             return nil

@@ -82,3 +82,15 @@ public struct AudioSamples: Sendable {
         return .seconds(samples.count / channels) / sampleRate
     }
 }
+
+/// A sink as a player holds it on its way to a playback's play loop (set on one thread, called on another).
+///
+/// `@unchecked Sendable`: a sink is called only on the play loop of the one playback it is given to (the contract
+/// above); the player and its control only keep it and hand it on, never call it.
+struct HeldSink<Sink>: @unchecked Sendable {
+    let sink: Sink?
+
+    init(_ sink: Sink?) {
+        self.sink = sink
+    }
+}

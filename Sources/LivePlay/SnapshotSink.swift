@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import LivePlayCore
 public import LivePlayDecode
 
@@ -71,9 +72,7 @@ extension RGBPicture {
 /// (``WriteQueueLimits/snapshots`` by default); when it is full the newest snapshot is dropped and counted
 /// in ``droppedFrames``. ``present(_:timing:)`` itself only keeps a reference to the picture.
 ///
-/// `@unchecked Sendable`: the rendering settings and the latest picture are read and written under `lock`; the writer
-/// locks its queue.
-public final class SnapshotSink: VideoSink, @unchecked Sendable {
+public final class SnapshotSink: VideoSink, Sendable {
     /// How a picture is drawn into a snapshot.
     public struct Rendering: Sendable, Hashable {
         public var mode: RenderMode
@@ -94,12 +93,14 @@ public final class SnapshotSink: VideoSink, @unchecked Sendable {
     public let pathPattern: String
     public let encoder: PNGEncoder
     private let writer: SinkWriter<SnapshotOutput>
-    private let lock = NSLock()
-    // Guarded by `lock`:
-    private var storedRendering: Rendering
-    private var latest: VideoFrame?
-    private var lastPeriodic: MediaTimestamp?
-    private var periodicCount = 0
+    private struct State {
+        var rendering: Rendering
+        var latest: VideoFrame?
+        var lastPeriodic: MediaTimestamp?
+        var periodicCount = 0
+    }
+
+    private let state: Mutex<State>
 
     /// - Parameters:
     ///   - interval: take a snapshot every `interval` of stream time; `nil` for on-demand only.
@@ -122,7 +123,7 @@ public final class SnapshotSink: VideoSink, @unchecked Sendable {
         self.interval = interval
         self.pathPattern = pathPattern
         self.encoder = encoder
-        storedRendering = rendering
+        state = Mutex(State(rendering: rendering))
         writer = SinkWriter(name: "liveplay-snapshot", output: SnapshotOutput(), limits: queueLimits)
     }
 
@@ -133,46 +134,46 @@ public final class SnapshotSink: VideoSink, @unchecked Sendable {
     /// TXLivePlayer's `setRenderMode`.
     public var renderMode: RenderMode {
         get { rendering.mode }
-        set { lock.withLock { storedRendering.mode = newValue } }
+        set { state.withLock { $0.rendering.mode = newValue } }
     }
 
     /// TXLivePlayer's `setRenderRotation`.
     public var renderRotation: RenderRotation {
         get { rendering.rotation }
-        set { lock.withLock { storedRendering.rotation = newValue } }
+        set { state.withLock { $0.rendering.rotation = newValue } }
     }
 
     /// The view's size; `nil` keeps the picture's own.
     public var targetSize: PictureSize? {
         get { rendering.size }
-        set { lock.withLock { storedRendering.size = newValue } }
+        set { state.withLock { $0.rendering.size = newValue } }
     }
 
     public var rendering: Rendering {
-        get { lock.withLock { storedRendering } }
-        set { lock.withLock { storedRendering = newValue } }
+        get { state.withLock { $0.rendering } }
+        set { state.withLock { $0.rendering = newValue } }
     }
 
     /// The last picture presented.
-    public var latestFrame: VideoFrame? { lock.withLock { latest } }
+    public var latestFrame: VideoFrame? { state.withLock { $0.latest } }
 
     /// Keeps the picture and, when a periodic snapshot is due, queues it; never waits.
     public func present(_ frame: VideoFrame, timing: FrameTiming) {
-        let job: SnapshotOutput.Job? = lock.withLock {
-            latest = frame
+        let job: SnapshotOutput.Job? = state.withLock { [interval, pathPattern, encoder] state in
+            state.latest = frame
             guard let interval else { return nil }
-            if let last = lastPeriodic, timing.pts >= last, timing.pts - last < interval { return nil }
-            lastPeriodic = timing.pts
-            periodicCount += 1
-            let path = Self.path(pattern: pathPattern, index: periodicCount, pts: timing.pts)
-            return SnapshotOutput.Job(frame: frame, path: path, rendering: storedRendering, encoder: encoder)
+            if let last = state.lastPeriodic, timing.pts >= last, timing.pts - last < interval { return nil }
+            state.lastPeriodic = timing.pts
+            state.periodicCount += 1
+            let path = Self.path(pattern: pathPattern, index: state.periodicCount, pts: timing.pts)
+            return SnapshotOutput.Job(frame: frame, path: path, rendering: state.rendering, encoder: encoder)
         }
         if let job { _ = writer.submit(job, bytes: frame.packedSize) }
     }
 
     /// The latest picture, rendered with the current settings, on the caller's thread.
     public func renderLatest() throws(LivePlayError) -> RGBPicture {
-        let (frame, rendering) = lock.withLock { (latest, storedRendering) }
+        let (frame, rendering) = state.withLock { ($0.latest, $0.rendering) }
         guard let frame else { throw LivePlayError(.noPicture, "no picture has been presented yet") }
         return try SnapshotOutput.render(frame, rendering)
     }

@@ -1,16 +1,19 @@
 import Foundation
+import Synchronization
 
 /// A bounded queue between the transport task and the play loop: the sender waits when it is full (bytes
 /// keep their backpressure, nothing is dropped), and the play loop waits for an item *or* its next tick.
 ///
-/// `@unchecked Sendable`: items, waiting senders and the doorbell are read and written under `lock`.
-final class TransportHandoff<Element: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
+final class TransportHandoff<Element: Sendable>: Sendable {
+    private struct Queue {
+        var items: [Element] = []
+        var senders: [CheckedContinuation<Void, Never>] = []
+        var doorbell: CheckedContinuation<Void, Never>?
+        var closed = false
+    }
+
+    private let queue = Mutex(Queue())
     private let capacity: Int
-    private var items: [Element] = []
-    private var senders: [CheckedContinuation<Void, Never>] = []
-    private var doorbell: CheckedContinuation<Void, Never>?
-    private var closed = false
 
     init(capacity: Int) {
         self.capacity = capacity
@@ -20,17 +23,17 @@ final class TransportHandoff<Element: Sendable>: @unchecked Sendable {
     func send(_ item: Element) async -> Bool {
         while true {
             let ring: CheckedContinuation<Void, Never>?
-            let accepted: Bool? = lock.withLock {
-                if closed { return false }
-                guard items.count < capacity else { return nil }
-                items.append(item)
+            let accepted: Bool? = queue.withLock { [capacity] queue in
+                if queue.closed { return false }
+                guard queue.items.count < capacity else { return nil }
+                queue.items.append(item)
                 return true
             }
             if let accepted {
                 if accepted {
-                    ring = lock.withLock {
-                        defer { doorbell = nil }
-                        return doorbell
+                    ring = queue.withLock { queue in
+                        defer { queue.doorbell = nil }
+                        return queue.doorbell
                     }
                     ring?.resume()
                 }
@@ -41,9 +44,9 @@ final class TransportHandoff<Element: Sendable>: @unchecked Sendable {
                 await withCheckedContinuation { continuation in
                     // Checked under the lock the cancellation handler also takes, so a cancellation that
                     // arrives before this continuation is registered cannot be missed.
-                    let resumeNow = lock.withLock {
-                        if closed || items.count < capacity || Task.isCancelled { return true }
-                        senders.append(continuation)
+                    let resumeNow = queue.withLock { [capacity] queue in
+                        if queue.closed || queue.items.count < capacity || Task.isCancelled { return true }
+                        queue.senders.append(continuation)
                         return false
                     }
                     if resumeNow { continuation.resume() }
@@ -56,12 +59,12 @@ final class TransportHandoff<Element: Sendable>: @unchecked Sendable {
 
     /// Everything queued now (possibly nothing).
     func takeAll() -> [Element] {
-        let (taken, waiting) = lock.withLock {
+        let (taken, waiting) = queue.withLock { queue in
             defer {
-                items.removeAll(keepingCapacity: true)
-                senders.removeAll()
+                queue.items.removeAll(keepingCapacity: true)
+                queue.senders.removeAll()
             }
-            return (items, senders)
+            return (queue.items, queue.senders)
         }
         for sender in waiting { sender.resume() }
         return taken
@@ -69,10 +72,10 @@ final class TransportHandoff<Element: Sendable>: @unchecked Sendable {
 
     /// The oldest item queued, if any: for a receiver that takes only what it has room for.
     func takeFirst() -> Element? {
-        let (taken, waiting): (Element?, [CheckedContinuation<Void, Never>]) = lock.withLock {
-            guard !items.isEmpty else { return (nil, []) }
-            defer { senders.removeAll() }
-            return (items.removeFirst(), senders)
+        let (taken, waiting): (Element?, [CheckedContinuation<Void, Never>]) = queue.withLock { queue in
+            guard !queue.items.isEmpty else { return (nil, []) }
+            defer { queue.senders.removeAll() }
+            return (queue.items.removeFirst(), queue.senders)
         }
         for sender in waiting { sender.resume() }
         return taken
@@ -80,14 +83,14 @@ final class TransportHandoff<Element: Sendable>: @unchecked Sendable {
 
     /// Waits until an item is queued or `sleep` returns (the caller's clock), whichever is first.
     func wait(sleeping sleep: @escaping @Sendable () async -> Void) async {
-        guard lock.withLock({ items.isEmpty && !closed }) else { return }
+        guard queue.withLock({ $0.items.isEmpty && !$0.closed }) else { return }
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 await withTaskCancellationHandler {
                     await withCheckedContinuation { continuation in
-                        let resumeNow = self.lock.withLock {
-                            if !self.items.isEmpty || self.closed || Task.isCancelled { return true }
-                            self.doorbell = continuation
+                        let resumeNow = self.queue.withLock {
+                            if !$0.items.isEmpty || $0.closed || Task.isCancelled { return true }
+                            $0.doorbell = continuation
                             return false
                         }
                         if resumeNow { continuation.resume() }
@@ -105,13 +108,13 @@ final class TransportHandoff<Element: Sendable>: @unchecked Sendable {
     /// Waits until an item is queued or `deadline` passes on `timer` (the session's thread), whichever is first:
     /// one continuation, no tasks, for a loop that waits a hundred times a second.
     func wait(until deadline: ContinuousClock.Instant, timer: PlaybackThread) async {
-        guard lock.withLock({ items.isEmpty && !closed }) else { return }
+        guard queue.withLock({ $0.items.isEmpty && !$0.closed }) else { return }
         var token: UInt64?
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let resumeNow = lock.withLock {
-                    if !items.isEmpty || closed || Task.isCancelled { return true }
-                    doorbell = continuation
+                let resumeNow = queue.withLock {
+                    if !$0.items.isEmpty || $0.closed || Task.isCancelled { return true }
+                    $0.doorbell = continuation
                     return false
                 }
                 if resumeNow { return continuation.resume() }
@@ -132,23 +135,23 @@ final class TransportHandoff<Element: Sendable>: @unchecked Sendable {
 
     /// No more items are accepted; waiting senders and the waiting receiver wake.
     func close() {
-        lock.withLock { closed = true }
+        queue.withLock { $0.closed = true }
         wakeSenders()
         ringDoorbell()
     }
 
     private func ringDoorbell() {
-        let ring = lock.withLock {
-            defer { doorbell = nil }
-            return doorbell
+        let ring = queue.withLock { queue in
+            defer { queue.doorbell = nil }
+            return queue.doorbell
         }
         ring?.resume()
     }
 
     private func wakeSenders() {
-        let waiting = lock.withLock {
-            defer { senders.removeAll() }
-            return senders
+        let waiting = queue.withLock { queue in
+            defer { queue.senders.removeAll() }
+            return queue.senders
         }
         for sender in waiting { sender.resume() }
     }

@@ -1,72 +1,79 @@
 import Foundation
+import Synchronization
 
 /// Hands updates from the play loop to the listener through a bounded queue, so the loop never waits for
-/// a listener. Deliveries run one at a time on a serial dispatch queue (no thread of its own: hundreds of
-/// players share the system's pool). When the queue is full, net status is dropped first, then the oldest
-/// events, and the count is reported in a `LIVEPLAY_EVT_LISTENER_OVERFLOW` event once the listener catches up.
-///
-/// `@unchecked Sendable`: the queue and its counters are read and written under `lock`; callbacks run on one serial
-/// queue.
-final class UpdateDelivery: @unchecked Sendable {
+/// a listener. Deliveries run one at a time on a ``PlaybackThread`` the playback takes for its listener (from the
+/// idle threads, or its ``PlaybackThreadGroup``), never on the play loop's. When the queue is full, net status is
+/// dropped first, then the oldest events, and the count is reported in a `LIVEPLAY_EVT_LISTENER_OVERFLOW` event
+/// once the listener catches up.
+final class UpdateDelivery: Sendable {
     static let capacity = 512
 
-    private let lock = NSLock()
-    private var queue: [PlayerUpdate] = []
-    private var dropped = 0
-    private var draining = false
-    private let finished = DispatchGroup()
-    private let dispatch = DispatchQueue(label: "liveplay.listener")
+    private struct Queue {
+        var updates: [PlayerUpdate] = []
+        var dropped = 0
+        var draining = false
+    }
+
+    private let queue = Mutex(Queue())
+    private let thread: PlaybackThread
     private let deliver: @Sendable (PlayerUpdate) -> Void
 
-    init(deliver: @escaping @Sendable (PlayerUpdate) -> Void) {
+    /// - Parameter thread: where the listener is called; the caller gives it back after ``finish()``.
+    init(on thread: PlaybackThread, deliver: @escaping @Sendable (PlayerUpdate) -> Void) {
+        self.thread = thread
         self.deliver = deliver
     }
 
     /// Never blocks.
     func post(_ update: PlayerUpdate) {
-        let start: Bool = lock.withLock {
-            if queue.count >= Self.capacity {
-                let victim = queue.firstIndex { if case .netStatus = $0 { true } else { false } } ?? 0
-                queue.remove(at: victim)
-                dropped += 1
+        let start = queue.withLock { queue in
+            if queue.updates.count >= Self.capacity {
+                let victim = queue.updates.firstIndex { if case .netStatus = $0 { true } else { false } } ?? 0
+                queue.updates.remove(at: victim)
+                queue.dropped += 1
             }
-            queue.append(update)
-            guard !draining else { return false }
-            draining = true
-            finished.enter()
+            queue.updates.append(update)
+            guard !queue.draining else { return false }
+            queue.draining = true
             return true
         }
-        if start { dispatch.async { [self] in drain() } }
+        if start { _ = thread.schedule(after: .zero) { [self] in drain() } }
     }
 
-    /// Returns when everything posted so far has been delivered.
-    func finish() {
-        finished.wait()
+    /// Returns when everything posted so far has been delivered. The thread runs what it is given in order, so
+    /// this runs after any drain already asked for.
+    func finish() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            _ = thread.schedule(after: .zero) { [self] in
+                drain()
+                continuation.resume()
+            }
+        }
     }
 
     private func drain() {
         while true {
-            let batch: [PlayerUpdate]? = lock.withLock {
-                guard !queue.isEmpty else {
-                    draining = false
+            let batch: [PlayerUpdate]? = queue.withLock { queue in
+                guard !queue.updates.isEmpty else {
+                    queue.draining = false
                     return nil
                 }
-                var batch = queue
-                queue.removeAll(keepingCapacity: true)
-                if dropped > 0 {
+                var batch = queue.updates
+                queue.updates.removeAll(keepingCapacity: true)
+                if queue.dropped > 0 {
                     let overflow = PlayEvent(
-                        .listenerOverflow, "the listener fell behind; \(dropped) updates were dropped",
+                        .listenerOverflow, "the listener fell behind; \(queue.dropped) updates were dropped",
                         elapsedMilliseconds: batch.first.map(Self.elapsed) ?? 0,
-                        parameters: ["dropped_updates": .int(Int64(dropped))])
+                        parameters: ["dropped_updates": .int(Int64(queue.dropped))])
                     batch.insert(.event(overflow), at: 0)
-                    dropped = 0
+                    queue.dropped = 0
                 }
                 return batch
             }
             guard let batch else { break }
             for update in batch { deliver(update) }
         }
-        finished.leave()
     }
 
     private static func elapsed(_ update: PlayerUpdate) -> Int64 {
@@ -78,17 +85,14 @@ final class UpdateDelivery: @unchecked Sendable {
 }
 
 /// Where a session's updates go: a pool while it preloads, then a player's delivery once switched to.
-///
-/// `@unchecked Sendable`: the destination is read and written under `lock`.
-final class UpdateRoute: @unchecked Sendable {
-    private let lock = NSLock()
-    private var destination: @Sendable (PlayerUpdate) -> Void = { _ in }
+final class UpdateRoute: Sendable {
+    private let destination = Mutex<@Sendable (PlayerUpdate) -> Void>({ _ in })
 
     func post(_ update: PlayerUpdate) {
-        lock.withLock { destination }(update)
+        destination.withLock { $0 }(update)
     }
 
     func redirect(to destination: @escaping @Sendable (PlayerUpdate) -> Void) {
-        lock.withLock { self.destination = destination }
+        self.destination.withLock { $0 = destination }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import LivePlayCore
-import NIOConcurrencyHelpers
 import NIOCore
+import Synchronization
 
 /// Calls back once at a deadline, unless cancelled first: the timer a body read waits with.
 ///
@@ -15,23 +15,24 @@ public protocol DeadlineTimer: Sendable {
 }
 
 /// The request's event loop as a ``DeadlineTimer``, for a reader without a thread of its own.
-///
-/// `@unchecked Sendable`: the scheduled tasks are read and written under `lock`.
-final class EventLoopTimer: DeadlineTimer, @unchecked Sendable {
+final class EventLoopTimer: DeadlineTimer, Sendable {
+    private struct Timers {
+        var scheduled: [UInt64: Scheduled<Void>] = [:]
+        var next: UInt64 = 0
+    }
+
     let eventLoop: any EventLoop
-    private let lock = NIOLock()
-    private var scheduled: [UInt64: Scheduled<Void>] = [:]
-    private var next: UInt64 = 0
+    private let timers = Mutex(Timers())
 
     init(_ eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
     }
 
     func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> UInt64 {
-        lock.withLock {
-            defer { next &+= 1 }
-            let token = next
-            scheduled[token] = eventLoop.scheduleTask(in: .nanoseconds(delay.nanoseconds)) { [weak self] in
+        timers.withLock { [eventLoop] timers in
+            defer { timers.next &+= 1 }
+            let token = timers.next
+            timers.scheduled[token] = eventLoop.scheduleTask(in: .nanoseconds(delay.nanoseconds)) { [weak self] in
                 self?.cancelTimer(token)
                 action()
             }
@@ -40,6 +41,6 @@ final class EventLoopTimer: DeadlineTimer, @unchecked Sendable {
     }
 
     func cancelTimer(_ token: UInt64) {
-        lock.withLock { scheduled.removeValue(forKey: token) }?.cancel()
+        timers.withLock { $0.scheduled.removeValue(forKey: token) }?.cancel()
     }
 }

@@ -1,9 +1,9 @@
 import AsyncHTTPClient
 import Foundation
 import LivePlayCore
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// One HTTP response as AsyncHTTPClient's event loop delivers it (`HTTPClientResponseDelegate`), buffered for a
 /// reader that takes everything that arrived since its last read in one piece.
@@ -12,9 +12,7 @@ import NIOHTTP1
 /// waits; a wait is one continuation, ended by the next part, the end of the response, an error or the reader's
 /// deadline timer. A reader that falls behind holds the event loop back past ``limit`` buffered bytes (the part's
 /// future completes when the reader takes), so bytes keep TCP's backpressure and the buffer stays bounded.
-///
-/// `@unchecked Sendable`: every field is read and written under `lock`.
-final class HTTPBodyReceiver: HTTPClientResponseDelegate, @unchecked Sendable {
+final class HTTPBodyReceiver: HTTPClientResponseDelegate, Sendable {
     typealias Response = Void
 
     /// What a wait ended with.
@@ -27,50 +25,84 @@ final class HTTPBodyReceiver: HTTPClientResponseDelegate, @unchecked Sendable {
         case cancelled
     }
 
-    private let lock = NIOLock()
-    private let limit: Int
-    private var head: HTTPResponseHead?
-    private var headTaken = false
-    private var parts: [ByteBuffer] = []
-    private var bufferedBytes = 0
-    private var ended = false
-    private var failure: (any Error)?
-    private var waiter: CheckedContinuation<Arrival, Never>?
-    /// The event loop's next body part waits for this while ``limit`` bytes are buffered.
-    private var room: EventLoopPromise<Void>?
+    /// What the event loop has handed over and the reader not yet taken, and who waits.
+    private struct Body {
+        let limit: Int
+        /// Waits after each body part before AsyncHTTPClient reads the socket again
+        /// (``TransportOptions/readInterval``).
+        let readInterval: Duration
+        var head: HTTPResponseHead?
+        var headTaken = false
+        var parts: [ByteBuffer] = []
+        var bufferedBytes = 0
+        var ended = false
+        var failure: (any Error)?
+        var waiter: CheckedContinuation<Arrival, Never>?
+        /// The event loop's next body part waits for this while ``limit`` bytes are buffered.
+        var room: EventLoopPromise<Void>?
+        /// The parts of the socket read being delivered have had their pause.
+        var readPaused = false
 
-    /// Waits after each body part before AsyncHTTPClient reads the socket again (``TransportOptions/readInterval``).
+        /// The waiting reader, if what it waits for is there now.
+        mutating func ready() -> Ready? {
+            guard let waiter, let arrival = take() else { return nil }
+            self.waiter = nil
+            return Ready(waiter: waiter, arrival: arrival)
+        }
+
+        /// What the reader can have now.
+        mutating func take() -> Arrival? {
+            if !headTaken, let head {
+                headTaken = true
+                return .head(head)
+            }
+            // The parts of a merged read wait for its last one, unless the buffer is full or nothing more will come.
+            let holding = readInterval > .zero && readPaused && bufferedBytes < limit && !ended && failure == nil
+            if !parts.isEmpty, !holding {
+                defer {
+                    parts.removeAll(keepingCapacity: true)
+                    bufferedBytes = 0
+                    room?.succeed()
+                    room = nil
+                }
+                return .bytes(parts)
+            }
+            if let failure { return .failure(failure) }
+            if ended { return .end }
+            return nil
+        }
+    }
+
+    private let body: Mutex<Body>
     private let readInterval: Duration
-    /// The parts of the socket read being delivered have had their pause.
-    private var readPaused = false
 
     init(limit: Int, readInterval: Duration = .zero) {
-        self.limit = limit
+        body = Mutex(Body(limit: limit, readInterval: readInterval))
         self.readInterval = readInterval
     }
 
     // MARK: - The event loop's side
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-        let ready = lock.withLock { () -> Ready? in
-            self.head = head
-            return readyLocked()
+        let ready = body.withLock {
+            $0.head = head
+            return $0.ready()
         }
         ready?.resume()
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        let (ready, wait) = lock.withLock { () -> (Ready?, EventLoopFuture<Void>?) in
-            parts.append(buffer)
-            bufferedBytes += buffer.readableBytes
-            if bufferedBytes >= limit {
+        let (ready, wait) = body.withLock { body -> (Ready?, EventLoopFuture<Void>?) in
+            body.parts.append(buffer)
+            body.bufferedBytes += buffer.readableBytes
+            if body.bufferedBytes >= body.limit {
                 let promise = task.eventLoop.makePromise(of: Void.self)
-                room = promise
-                return (readyLocked(), promise.futureResult)
+                body.room = promise
+                return (body.ready(), promise.futureResult)
             }
             // Merged reads wake the reader once a read, when its last part is in (``pauseAfterRead(_:)``).
-            return (readInterval > .zero ? nil : readyLocked(), nil)
+            return (body.readInterval > .zero ? nil : body.ready(), nil)
         }
         ready?.resume()
         if let wait { return wait }
@@ -83,17 +115,17 @@ final class HTTPBodyReceiver: HTTPClientResponseDelegate, @unchecked Sendable {
     /// clears the flag that marks them and wakes the reader, which so takes the whole read in one piece.
     private func pauseAfterRead(_ eventLoop: any EventLoop) -> EventLoopFuture<Void>? {
         guard readInterval > .zero else { return nil }
-        let first = lock.withLock {
-            defer { readPaused = true }
-            return !readPaused
+        let first = body.withLock { body in
+            defer { body.readPaused = true }
+            return !body.readPaused
         }
         guard first else { return nil }
         let pause = eventLoop.scheduleTask(in: .nanoseconds(readInterval.nanoseconds)) {}.futureResult
         pause.whenComplete { _ in
             eventLoop.execute {
-                let ready = self.lock.withLock { () -> Ready? in
-                    self.readPaused = false
-                    return self.readyLocked()
+                let ready = self.body.withLock {
+                    $0.readPaused = false
+                    return $0.ready()
                 }
                 ready?.resume()
             }
@@ -102,17 +134,17 @@ final class HTTPBodyReceiver: HTTPClientResponseDelegate, @unchecked Sendable {
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
-        let ready = lock.withLock { () -> Ready? in
-            ended = true
-            return readyLocked()
+        let ready = body.withLock {
+            $0.ended = true
+            return $0.ready()
         }
         ready?.resume()
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
-        let ready = lock.withLock { () -> Ready? in
-            if failure == nil { failure = error }
-            return readyLocked()
+        let ready = body.withLock {
+            if $0.failure == nil { $0.failure = error }
+            return $0.ready()
         }
         ready?.resume()
     }
@@ -127,29 +159,22 @@ final class HTTPBodyReceiver: HTTPClientResponseDelegate, @unchecked Sendable {
         }
     }
 
-    /// Under `lock`: the waiting reader, if what it waits for is there now.
-    private func readyLocked() -> Ready? {
-        guard let waiter, let arrival = takeLocked() else { return nil }
-        self.waiter = nil
-        return Ready(waiter: waiter, arrival: arrival)
-    }
-
     // MARK: - The reader's side
 
     /// The response head, everything buffered, the end or the error: whichever is there, else waits for it at
     /// most `timeout` (`.timedOut`), or until the task is cancelled (`.cancelled`). Everything buffered comes at
     /// once, in order; the head comes before the first bytes.
     func next(within timeout: Duration, timer: any DeadlineTimer) async -> Arrival {
-        if let arrival = lock.withLock({ takeLocked() }) {
+        if let arrival = body.withLock({ $0.take() }) {
             return arrival
         }
         var token: UInt64?
         let arrival = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Arrival, Never>) in
-                let now: Arrival? = lock.withLock {
-                    if let arrival = takeLocked() { return arrival }
+                let now: Arrival? = body.withLock {
+                    if let arrival = $0.take() { return arrival }
                     if Task.isCancelled { return .cancelled }
-                    waiter = continuation
+                    $0.waiter = continuation
                     return nil
                 }
                 if let now { return continuation.resume(returning: now) }
@@ -164,32 +189,10 @@ final class HTTPBodyReceiver: HTTPClientResponseDelegate, @unchecked Sendable {
 
     /// Ends the wait, if the reader still waits.
     private func wake(with arrival: Arrival) {
-        let waiter = lock.withLock {
-            defer { self.waiter = nil }
-            return self.waiter
+        let waiter = body.withLock { body in
+            defer { body.waiter = nil }
+            return body.waiter
         }
         waiter?.resume(returning: arrival)
-    }
-
-    /// Under `lock`: what the reader can have now.
-    private func takeLocked() -> Arrival? {
-        if !headTaken, let head {
-            headTaken = true
-            return .head(head)
-        }
-        // The parts of a merged read wait for its last one, unless the buffer is full or nothing more will come.
-        let holding = readInterval > .zero && readPaused && bufferedBytes < limit && !ended && failure == nil
-        if !parts.isEmpty, !holding {
-            defer {
-                parts.removeAll(keepingCapacity: true)
-                bufferedBytes = 0
-                room?.succeed()
-                room = nil
-            }
-            return .bytes(parts)
-        }
-        if let failure { return .failure(failure) }
-        if ended { return .end }
-        return nil
     }
 }

@@ -94,11 +94,13 @@ import Testing
         #expect(codes.first == .connectSucceeded && codes.contains(.playBegin), "delivered late but in order: \(codes)")
     }
 
-    @Test func aListenerThatFallsBehindIsToldHowMuchItMissed() {
+    @Test func aListenerThatFallsBehindIsToldHowMuchItMissed() async {
         // Closed until the test opens it; then each delivery passes the signal on to the next.
         let gate = DispatchSemaphore(value: 0)
         let delivered = LockedBox<[PlayerUpdate]>([])
-        let delivery = UpdateDelivery { update in
+        let thread = PlaybackThread(name: "test-listener")
+        defer { thread.stop() }
+        let delivery = UpdateDelivery(on: thread) { update in
             gate.wait()
             gate.signal()
             delivered.mutate { $0.append(update) }
@@ -112,7 +114,7 @@ import Testing
         }
         #expect(ContinuousClock.now - start < .seconds(1), "posting never waits for the listener")
         gate.signal()
-        delivery.finish()
+        await delivery.finish()
         let events = delivered.value.compactMap { update -> PlayEvent? in
             if case .event(let event) = update { event } else { nil }
         }

@@ -124,11 +124,25 @@ import Testing
             switch name {
             case "speed": #expect(last.latencyMilliseconds <= target + 300, "speed at the end: \(latencies)")
             case "auto":
-                #expect(last.latencyMilliseconds <= target + 500, "auto at the end: \(latencies)")
+                // The backlog the shaped link held lands after the clear, when it lands (run to run, 0–10 s
+                // later); from its peak auto sheds the excess at its documented gain, 0.1 of it a second and at
+                // most 0.2 s a second (1.2×), so the end is held to that decay (300 ms slack), and never above
+                // target + 500 ms once the decay has got there.
+                let cleared = statuses.filter { $0.elapsedMilliseconds >= 28_000 }
+                let peak = try #require(cleared.max { $0.latencyMilliseconds < $1.latencyMilliseconds })
+                let allowed = Self.excessAfterCatchUp(
+                    from: peak.latencyMilliseconds - Int(peak.target.milliseconds),
+                    seconds: Int(last.elapsedMilliseconds - peak.elapsedMilliseconds) / 1000)
+                #expect(last.latencyMilliseconds <= target + max(500, allowed + 300), "auto at the end: \(latencies)")
                 #expect(last.latencyMilliseconds < statuses[statuses.count - 8].latencyMilliseconds, "\(latencies)")
             default: #expect(last.latencyMilliseconds <= 10_000, "smooth at the end: \(latencies)")
             }
         }
+    }
+
+    /// What is left of `excess` milliseconds after `seconds` of auto's catch-up: 0.1 of it a second, at most 200 ms.
+    static func excessAfterCatchUp(from excess: Int, seconds: Int) -> Int {
+        (0..<max(0, seconds)).reduce(max(0, excess)) { left, _ in left - min(200, left / 10) }
     }
 
     @Test func jitterOfTwoHundredMilliseconds() async throws {
