@@ -52,23 +52,10 @@ final class PlaybackThread: TaskExecutor, DeadlineTimer, @unchecked Sendable {
     /// Starts the thread; `name` (Linux keeps 15 bytes of it) is what `top -H` and crash dumps show.
     init(name: String) {
         let thread = Thread { [self] in
-            Self.nameCurrentThread(name)
+            nameCurrentThread(name)
             runJobs()
         }
         thread.start()
-    }
-
-    /// Names the calling thread for the OS (Linux keeps 15 bytes), through its own `/proc/thread-self/comm`, as
-    /// `prctl(PR_SET_NAME)` does. Not `Thread.current.name`: Foundation passes that on only once the starting thread
-    /// has stored the new thread's handle, which a busy machine may not have done yet; the name was then lost and
-    /// the thread kept its creator's (a libdispatch worker's, `com.apple.root.default-qos`). That is what
-    /// `sessionsShareAGroupsThread` saw: the work was on the group's thread, under the wrong name.
-    static func nameCurrentThread(_ name: String) {
-        let bytes = Array(name.utf8.prefix(15))
-        let descriptor = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        close(descriptor)
     }
 
     func enqueue(_ job: consuming ExecutorJob) {

@@ -1,27 +1,30 @@
 import Foundation
+import Synchronization
 
 /// Asks one running task to stop, with a reason, and lets it race its work against that: how a download is paused
 /// or cancelled and a monitored stream stopped without waiting for a read to time out. The first reason given wins.
 ///
-/// `@unchecked Sendable`: `stored` and `waiters` are read and written under `lock`.
-public final class StopRequest<Reason: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Reason?
-    private var waiters: [CheckedContinuation<Void, Never>] = []
+public final class StopRequest<Reason: Sendable>: Sendable {
+    private struct Request {
+        var reason: Reason?
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(Request())
 
     public init() {}
 
     /// Why the task was asked to stop, once it was.
-    public var reason: Reason? { lock.withLock { stored } }
+    public var reason: Reason? { state.withLock { $0.reason } }
 
     public var isRequested: Bool { reason != nil }
 
     public func request(_ reason: Reason) {
-        let waiting = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
-            guard stored == nil else { return [] }
-            stored = reason
-            defer { waiters.removeAll() }
-            return waiters
+        let waiting = state.withLock { request -> [CheckedContinuation<Void, Never>] in
+            guard request.reason == nil else { return [] }
+            request.reason = reason
+            defer { request.waiters.removeAll() }
+            return request.waiters
         }
         for waiter in waiting { waiter.resume() }
     }
@@ -44,17 +47,17 @@ public final class StopRequest<Reason: Sendable>: @unchecked Sendable {
     public func wait() async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let now = lock.withLock { () -> Bool in
-                    if stored != nil || Task.isCancelled { return true }
-                    waiters.append(continuation)
+                let now = state.withLock {
+                    if $0.reason != nil || Task.isCancelled { return true }
+                    $0.waiters.append(continuation)
                     return false
                 }
                 if now { continuation.resume() }
             }
         } onCancel: {
-            let waiting = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
-                defer { waiters.removeAll() }
-                return waiters
+            let waiting = state.withLock { request in
+                defer { request.waiters.removeAll() }
+                return request.waiters
             }
             for waiter in waiting { waiter.resume() }
         }

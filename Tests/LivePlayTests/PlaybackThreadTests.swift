@@ -146,7 +146,7 @@ import Testing
 
     /// Many sessions on one shared thread all play to the end, every picture presented on that thread. (It once
     /// failed about one run in two beside the suite's other tests: the thread had lost its name to a start-up race,
-    /// see ``PlaybackThread/nameCurrentThread(_:)``; the work was on it all along.)
+    /// see `nameCurrentThread(_:)` (LivePlayTransport); the work was on it all along.)
     @Test func sessionsShareAGroupsThread() async throws {
         let body = try Fixtures.bytes(try Fixture.h264AAC.path())
         let server = try ScriptedHTTPServer { _, _ in .init(body: body) }

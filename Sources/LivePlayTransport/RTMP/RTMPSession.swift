@@ -1,11 +1,12 @@
 import CRTMP
 import Foundation
+import Synchronization
 import LivePlayFLV
 import LivePlayWire
 import Logging
 
 /// `RTMP_Init` may initialise librtmp's process-wide TLS context (`RTMP_TLS_Init`) without a lock.
-private let librtmpInitialization = NSLock()
+private let librtmpInitialization = Mutex(())
 
 /// One RTMP play attempt on its own thread: owns the `RTMP*` from `RTMP_Alloc` to `RTMP_Free`.
 ///
@@ -100,7 +101,7 @@ final class RTMPSession {
 
     private func setUpLibrtmp(port: UInt16) throws(TransportError) -> UnsafeMutablePointer<RTMP> {
         guard let rtmp = RTMP_Alloc() else { throw TransportError(.readFailed, "RTMP_Alloc failed") }
-        librtmpInitialization.withLock { RTMP_Init(rtmp) }
+        librtmpInitialization.withLock { _ in RTMP_Init(rtmp) }
         self.rtmp = rtmp
         // `live=1`: play with start -1000 (live) and send FCSubscribe, as librtmp's `live` option does.
         urlCopy = strdup(source.url + " live=1")
@@ -123,7 +124,7 @@ final class RTMPSession {
         let control = control
         // Named from inside: Foundation passes a name on to the OS only for the current thread (15 bytes).
         let thread = Thread {
-            Thread.current.name = "liveplay-watch"
+            nameCurrentThread("liveplay-watch")
             control.runWatchdog()
         }
         thread.start()

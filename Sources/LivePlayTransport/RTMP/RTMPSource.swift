@@ -85,7 +85,7 @@ final class RTMPConnection: ByteConnection, Sendable {
             let handoff = handoff
             let thread = Thread {
                 // Named from inside: Foundation passes a name on to the OS only for the current thread.
-                Thread.current.name = "liveplay-rtmp"
+                nameCurrentThread("liveplay-rtmp")
                 RTMPSession(source: source, control: control, handoff: handoff).run()
             }
             thread.start()

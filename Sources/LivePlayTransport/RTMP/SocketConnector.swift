@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -244,28 +245,32 @@ private final class ResolutionBox: @unchecked Sendable {
 
 /// The first answer of a resolution, awaited without blocking a thread.
 ///
-/// `@unchecked Sendable`: the result and the waiter are read and written under `lock`.
-private final class AsyncResolution: @unchecked Sendable {
-    private let lock = NSLock()
-    private var result: Result<[SocketAddress], TransportError>?
-    private var waiter: CheckedContinuation<Result<[SocketAddress], TransportError>, Never>?
+private final class AsyncResolution: Sendable {
+    private typealias Answer = Result<[SocketAddress], TransportError>
+
+    private struct Resolution {
+        var result: Answer?
+        var waiter: CheckedContinuation<Answer, Never>?
+    }
+
+    private let resolution = Mutex(Resolution())
 
     /// Keeps the first result; later ones are ignored.
     func deliver(_ result: Result<[SocketAddress], TransportError>) {
-        let waiter: CheckedContinuation<Result<[SocketAddress], TransportError>, Never>? = lock.withLock {
-            guard self.result == nil else { return nil }
-            self.result = result
-            defer { self.waiter = nil }
-            return self.waiter
+        let waiter: CheckedContinuation<Answer, Never>? = resolution.withLock { resolution in
+            guard resolution.result == nil else { return nil }
+            resolution.result = result
+            defer { resolution.waiter = nil }
+            return resolution.waiter
         }
         waiter?.resume(returning: result)
     }
 
     func value() async -> Result<[SocketAddress], TransportError> {
         await withCheckedContinuation { continuation in
-            let ready: Result<[SocketAddress], TransportError>? = lock.withLock {
-                if result == nil { waiter = continuation }
-                return result
+            let ready: Answer? = resolution.withLock {
+                if $0.result == nil { $0.waiter = continuation }
+                return $0.result
             }
             if let ready { continuation.resume(returning: ready) }
         }
