@@ -57,8 +57,7 @@ public protocol ArrivalTap: AnyObject, Sendable {
 /// Writes an arrival trace as JSON lines (docs/arrival-trace.md), one ``ArrivalRead`` a line, on a writer
 /// thread of its own; a full queue drops reads and counts them rather than stall playback.
 ///
-/// `@unchecked Sendable`: its mutable state is the writer's queue, which ``SinkWriter`` locks.
-public final class ArrivalTraceFile: ArrivalTap, @unchecked Sendable {
+public final class ArrivalTraceFile: ArrivalTap, Sendable {
     private let writer: SinkWriter<TraceOutput>
 
     /// Opens the output now (a file is created or truncated, so a bad path fails here). `-` is standard output.

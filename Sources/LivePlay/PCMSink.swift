@@ -17,8 +17,7 @@ import LivePlayCore
 /// - Writing happens on the sink's own thread behind a ``WriteQueueLimits`` queue (``WriteQueueLimits/audio``
 ///   by default); when it is full the newest block is dropped and counted in ``droppedBlocks``.
 ///
-/// `@unchecked Sendable`: its mutable state is the writer's queue, which ``SinkWriter`` locks.
-public final class PCMSink: AudioSink, @unchecked Sendable {
+public final class PCMSink: AudioSink, Sendable {
     /// The file format around the samples.
     public enum Container: String, Sendable, Hashable, CaseIterable {
         /// RIFF WAVE with a 44-byte (s16) or 58-byte (float) header.

@@ -22,8 +22,7 @@ public import LivePlayDecode
 ///   by default); when it is full the newest picture is dropped and counted in ``droppedFrames``. Pictures
 ///   are queued as references to the decoder's buffers; they are packed on the writer thread.
 ///
-/// `@unchecked Sendable`: its mutable state is the writer's queue, which ``SinkWriter`` locks.
-public final class Y4MSink: VideoSink, @unchecked Sendable {
+public final class Y4MSink: VideoSink, Sendable {
     /// A frame rate as a fraction, as Y4M's `F` parameter carries it.
     public struct FrameRate: Sendable, Hashable, CustomStringConvertible {
         public var numerator: Int
