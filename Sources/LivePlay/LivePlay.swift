@@ -18,25 +18,56 @@
 // | ``Recorder`` (a tap) | the packets taken, as they arrived, to a recording's writer thread; where files begin and end | `Recorder.swift`, `RecordingOutput.swift` |
 // | ``SessionReporter`` | events, startup milestones, statistics, the net status, the summary; the words are ``Reports``' | `SessionReporter.swift`, `SessionReports.swift` |
 //
+// ## One concurrency model
+//
+// Four mechanisms, and no other in the product modules (everything but LivePlayTesting and LivePlayLab):
+//
+// 1. **Threads liveplay owns**, each named (`nameCurrentThread`, LivePlayTransport) and each sleeping only on a
+//    `NSCondition` of its own: ``PlaybackThread``, a `TaskExecutor` with its own timer heap, runs play loops and
+//    listener deliveries; dedicated threads run what blocks in C or on a file (librtmp's reads and watchdog, a
+//    resolver's `getaddrinfo`, each file sink's and recording's writer, the SDL window).
+// 2. **`Synchronization.Mutex`** for every piece of state two threads share; no other lock.
+// 3. **Swift structured concurrency** between them: a playback's play loop, its supervisor and their waits are
+//    child tasks of its `run`, on its ``PlaybackThread`` by executor preference; a thread hands a value to a task
+//    only by resuming a continuation under the `Mutex` of the type that owns the hand-off (``TransportHandoff``,
+//    `HTTPBodyReceiver`, `ByteHandoff`, `StopRequest`), or through an `AsyncStream` (``LivePlayer/updates()``).
+// 4. **SwiftNIO's event loops** for sockets: HTTP(S)-FLV and downloads (AsyncHTTPClient), the monitor's metrics
+//    server.
+//
+// Why these: a playback is a stream of short C calls and a tick a hundred times a second. On a thread of its own
+// (or a group's) it stays off the cooperative pool the host application owns, its ticks arm no libdispatch timer,
+// and the process keeps the same threads from a session's first second to its last (the table below, which
+// `ThreadCountTests` checks on a playing `liveplay`). Blocking C calls get threads of their own for the same reason
+// (STYLE.md rule 8), and NIO is what AsyncHTTPClient runs on. One exception remains outside the library: the CLI
+// turns SIGINT / SIGTERM / SIGHUP into stops with libdispatch signal sources.
+//
+// Commands go in and updates come out (STYLE.md rule 19): a caller changes a playing session only through its
+// ``PlaybackControl``, whose calls are typed commands in a mailbox the loop empties at the start of each turn; the
+// loop tells the world what happened through its events and net status, and publishes the few facts its owner needs
+// (the live edge, what a preloading session holds, the last picture) in one value only it writes.
+//
 // ## Threads
 //
-// What one playback runs on (counted with `ls /proc/PID/task` on a playing `liveplay`: 6 threads on
-// HTTP-FLV, 6 on RTMP, the main thread included):
+// What one playback runs on (counted in `/proc/PID/task` on a playing `liveplay` by `ThreadCountTests`: 8 threads on
+// HTTP-FLV and on RTMP on a 2-core machine, the main thread and the cooperative pool's two included):
 //
 // | thread or executor | started by | what runs on it | how it ends |
 // |---|---|---|---|
 // | `liveplay-play` (``PlaybackThread``, a `TaskExecutor`) | ``LiveSession/run(onEvent:onStatus:)``, taken from ``PlaybackThreads`` (the threads of sessions that ended) or new | the play loop, the supervisor's task, demuxing, decoding, the sinks, the session's timers | given back when the session's `run` returns; ends when 16 already wait |
-// | or the threads of a ``PlaybackThreadGroup`` (``LivePlayConfiguration/threads``; `liveplay monitor`: one per core) | the group, when it is made | the same, for every session given the group, in turn | when the group is released and its sessions have ended |
-// | the same, for each stream a ``PreloadPool`` keeps ready | ``PreloadPool/preload(_:)`` | that stream's session while it preloads, then as a player's once switched to | as above, when the pool lets it go or its player stops |
+// | another `liveplay-play`, the listener's | ``LivePlayer``, for each playback | the listener's callbacks, one at a time, off the play loop | given back when the playback's updates are all delivered |
+// | or the threads of a ``PlaybackThreadGroup`` (``LivePlayConfiguration/threads``; `liveplay monitor`: one per core) | the group, when it is made | the same, for every session and listener given the group, in turn | when the group is released and its sessions have ended |
+// | the same, for each stream a ``PreloadPool`` keeps ready, and one for the pool's ``PreloadPool/onChange`` | ``PreloadPool/preload(_:)``, the pool | that stream's session while it preloads, then as a player's once switched to; the pool's notices | as above, when the pool lets it go or its player stops; the pool's when the pool is released |
 // | SwiftNIO's singleton event loops, `NIO-SGLTN-*` (one per core) | the first HTTP-FLV connection in the process | HTTP-FLV sockets and TLS (AsyncHTTPClient); a response's body parts go into its `HTTPBodyReceiver`, which the supervisor's task takes from | shared by the process; never |
 // | `liveplay-rtmp` | each RTMP connection | librtmp's blocking connect and reads | the connection closes |
 // | `liveplay-watch` | each RTMP connection | its handshake deadline and goodput watchdog, which shut the socket down | the connection closes |
-// | a resolver helper (unnamed) | a connection to a host name, not an address | one `getaddrinfo`, which cannot be interrupted | the lookup returns (abandoned after its timeout) |
+// | `liveplay-resolve` | a connection to a host name, not an address | one `getaddrinfo`, which cannot be interrupted | the lookup returns (abandoned after its timeout) |
 // | a writer per file sink (`liveplay-y4m`, `liveplay-pcm`, …) | ``Y4MSink``, ``PCMSink``, ``SnapshotSink`` | writing to the file or pipe | the sink finishes |
 // | `liveplay-record`, one per recording | ``PlaybackControl/startRecording(_:)`` (``Recorder``) | libavformat's muxer, the file's writes and free-space checks | the recording stops and its file is closed |
-// | libdispatch workers (`…qos.overcommit`) | ``LivePlayer``'s serial delivery queue | listener callbacks, one at a time | idle for 5 s |
+// | Swift's cooperative pool (`…default-qos`, one per core) | the Swift runtime | tasks with no executor preference: a front end's own, `stopPlay`'s wait, a `switchStream`'s | the process's |
 //
 // Between them: `HTTPBodyReceiver` (event loop → supervisor, bounded: past 512 KiB the event loop stops reading the
-// socket), `TransportHandoff` (supervisor → play loop, bounded, so the transport keeps its backpressure), `ByteHandoff` (the librtmp thread → the supervisor), a writer queue per sink and recording, and the
-// listener queue. Locks guard state shared with other threads (``PlaybackControl``, the RTMP connection's
-// control); every `@unchecked Sendable` type says why on the line above it.
+// socket), ``TransportHandoff`` (supervisor → play loop, bounded, so the transport keeps its backpressure),
+// `ByteHandoff` (the librtmp thread → the supervisor), a writer queue per sink and recording, ``UpdateDelivery`` (play
+// loop → listener, bounded, dropping net status first) and the control's mailbox (any thread → play loop). Every
+// `@unchecked Sendable` type says why on the line above it; there are at most 15 in the product modules
+// (`grep -rn "@unchecked Sendable" Sources --include=*.swift | grep -v "LivePlayTesting\|LivePlayLab"`).

@@ -1,5 +1,6 @@
 import Foundation
 import LivePlayCore
+import LivePlayTransport
 
 #if canImport(Glibc)
     import Glibc
@@ -130,8 +131,10 @@ final class SinkWriter<Output: QueuedOutput>: @unchecked Sendable {
     init(name: String, output: Output, limits: WriteQueueLimits) {
         self.output = output
         self.limits = limits
-        let thread = Thread { [self] in run() }
-        thread.name = name
+        let thread = Thread { [self] in
+            nameCurrentThread(name)
+            run()
+        }
         thread.start()
     }
 

@@ -74,6 +74,7 @@ enum SocketConnector {
         if let literal = numericAddress(host, port: port) { return [literal] }
         let box = ResolutionBox()
         Thread.detachNewThread {
+            nameCurrentThread("liveplay-resolve")
             box.deliver(resolver(host, port))
         }
         let deadline = ContinuousClock.now + timeout
@@ -93,7 +94,10 @@ enum SocketConnector {
     ) async throws(TransportError) -> [SocketAddress] {
         if let literal = numericAddress(host, port: port) { return [literal] }
         let answer = AsyncResolution()
-        Thread.detachNewThread { answer.deliver(resolver(host, port)) }
+        Thread.detachNewThread {
+            nameCurrentThread("liveplay-resolve")
+            answer.deliver(resolver(host, port))
+        }
         let result = await withTaskGroup(of: Result<[SocketAddress], TransportError>.self) { group in
             group.addTask { await answer.value() }
             group.addTask {
