@@ -8,14 +8,17 @@
 //
 // ## The stages
 //
-// ``LiveSession`` is the play loop. Each turn it moves values from one stage to the next:
+// ``LiveSession`` is the play loop and the connection's state (`LiveSession.swift`; what the transport delivers is
+// carried out in `SessionTransport.swift`, seeking in `SessionSeeking.swift`); ``SessionSource`` makes its source
+// (with the media cache for HTTP when configured). Each turn it takes its control's commands, then moves values from
+// one stage to the next:
 //
 // | stage | job | file |
 // |---|---|---|
 // | ``ConnectionSupervisor`` (LivePlayTransport) | connections, reconnects, FLV framing, goodput; one ordered sequence of events (with a ``MediaCache``, over a ``CachingSource``, whose file reads and appends run on the playback's thread as a local file's do) | `ConnectionSupervisor.swift` |
 // | ``MediaIntake`` | one timeline across connections, which packets are played (resumes, seeks), codec configurations, wall-clock stamps | `MediaIntake.swift` |
 // | ``PlayOut`` | jitter buffer and latency controller (``PlaybackEngine``), ``DecodeStage``, ``Presenter`` to the sinks; playing out the end | `PlayOut.swift` |
-// | ``Recorder`` (a tap) | the packets taken, as they arrived, to a recording's writer thread; where files begin and end | `Recorder.swift`, `RecordingOutput.swift` |
+// | ``PacketTaps`` | the taps the loop calls with every packet taken and every read: recordings (``Recorder``, to a writer thread; where files begin and end), the arrival trace | `PacketTaps.swift`, `Recorder.swift`, `RecordingOutput.swift` |
 // | ``SessionReporter`` | events, startup milestones, statistics, the net status, the summary; the words are ``Reports``' | `SessionReporter.swift`, `SessionReports.swift` |
 //
 // ## One concurrency model

@@ -1,6 +1,5 @@
 import Foundation
 import LivePlayBuffering
-import LivePlayCache
 public import LivePlayCore
 import LivePlayDecode
 import LivePlayFLV
@@ -36,16 +35,13 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     /// The thread this session runs on, while it runs.
     private var thread: PlaybackThread?
     /// When the last connection was lost, while no media has arrived since.
-    private var mediaLostAt: Duration?
+    var mediaLostAt: Duration?
     /// A connection got as far as TCP: afterwards a failure is a *lost* connection, before it a failed connect.
-    private(set) var everConnected = false
+    var everConnected = false
     /// The server began the stream (RTMP) or sent its first bytes (HTTP) on this connection.
-    private var streaming = false
-    private let arrivalTap: (any ArrivalTap)?
-    /// The packets of the read being taken that went to the jitter buffer, for ``arrivalTap``.
-    private var readPackets: [ArrivalRead.Packet] = []
-    /// Recordings: the last one takes packets unless stopped; earlier ones are finishing their files.
-    private var recorders: [Recorder] = []
+    var streaming = false
+    /// Recordings and the arrival trace: what sees the packets taken, as they are taken.
+    let taps: PacketTaps
 
     /// - Parameters:
     ///   - videoSink: receives each decoded picture at its presentation time.
@@ -70,7 +66,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         self.wallClock = wallClock ?? { Date().timeIntervalSince1970 * 1000 }
         self.logger = logger
         self.source = source
-        self.arrivalTap = arrivalTap
+        taps = PacketTaps(arrivalTap: arrivalTap)
         reporter = SessionReporter(time: SessionTime(clock))
         intake = MediaIntake(
             enableMessage: configuration.enableMessage, enableMetaData: configuration.enableMetaData, logger: logger)
@@ -102,10 +98,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         }
         return await withTaskExecutorPreference(thread) {
             let outcome = await connectAndPlay()
-            for recorder in recorders {
-                for report in recorder.finish(at: elapsed) { reporter.report(report) }
-            }
-            recorders.removeAll()
+            taps.finish(at: elapsed).forEach(reporter.report)
             reporter.summary(outcome, droppedFrames: playOut.droppedFrames, onDemand: playOut.onDemand)
             return outcome
         }
@@ -114,13 +107,8 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     private func connectAndPlay() async -> PlaybackOutcome {
         if let source { return await play(source) }
         do {
-            return try await ConnectionSupervisor.withSource(
-                for: url, options: configuration.transport, logger: logger, timer: tickTimer
-            ) { source in
-                if let cache = configuration.cache, let network = source as? HTTPFLVSource {
-                    return await play(CachingSource(network: network, cache: cache))
-                }
-                return await play(source)
+            return try await SessionSource.with(url, configuration, logger: logger, timer: tickTimer) { source in
+                await play(source)
             }
         } catch where error.code == .invalidURL {
             return reporter.fail(.fileNotFound, "\(Redaction.url(url)) cannot be played: \(error.message)")
@@ -129,7 +117,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         }
     }
 
-    private var elapsed: Duration { reporter.time.elapsed }
+    var elapsed: Duration { reporter.time.elapsed }
 
     // MARK: - Play loop
 
@@ -187,7 +175,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             if let offset = intake.admission.takeJump() { return readAgain(from: offset) }
             let now = elapsed
             playOut.applyControl()
-            applyRecording(at: now)
+            applyTaps(at: now)
             if let ending = playOut.advance(at: now) { return finished(ending) }
             reporter.statusIfDue(
                 at: now, connecting: mediaLostAt != nil, playOut: playOut, intake: intake,
@@ -231,112 +219,6 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     /// deadlines with no task to sleep.
     private var tickTimer: PlaybackThread? {
         C.self == ContinuousClock.self ? thread : nil
-    }
-
-    /// Carries out what the supervisor says, in order.
-    private func apply(_ update: SupervisorEvent) -> PlaybackOutcome? {
-        switch update {
-        case .attempt:
-            reporter.connectionCount += 1
-            beginConnection()
-        case .event(.onDemand(let length)):
-            guard !playOut.onDemand else { break }
-            playOut.playOnDemand()
-            logger.debug("media on demand", metadata: ["bytes": "\(length)"])
-        case .event(let event):
-            switch event {
-            case .resolved(let addresses): logger.debug("resolved", metadata: ["addresses": "\(addresses)"])
-            case .connected: everConnected = true
-            case .streamBegin: streaming = true
-            default: break
-            }
-            reporter.transport(event)
-        case .media(let byteCount, let elements):
-            reporter.count { $0.received(bytes: byteCount) }
-            reporter.reached(\.firstByte)
-            streaming = true
-            let takenAt = elapsed
-            for element in elements { take(element, arrivedAt: takenAt) }
-            if let arrivalTap {
-                arrivalTap.arrived(
-                    ArrivalRead(
-                        milliseconds: takenAt.milliseconds, bytes: byteCount, packets: readPackets,
-                        connection: reporter.connectionCount))
-                readPackets.removeAll(keepingCapacity: true)
-            }
-        case .slowLink(let goodput):
-            reporter.report(Reports.slowLink(receiving: goodput))
-        case .unplayable(let message):
-            return reporter.fail(.unplayable, message)
-        case .lost(let error, let action):
-            if mediaLostAt == nil { mediaLostAt = elapsed }
-            playOut.connectionLost(after: intake.admission.newestVideo)
-            let (lost, isFinal) = Reports.lost(error, streaming: streaming)
-            guard !isFinal else { return reporter.fail(lost.code, lost.message) }
-            reporter.report(lost)
-            switch action {
-            case .retry(let attempt, _):
-                reporter.count { $0.reconnected() }
-                reporter.report(Reports.retrying(attempt: attempt, of: configuration.connectRetryCount, after: error))
-            case .giveUp(let attempts):
-                // What arrived before the loss is played out first, then the error is reported.
-                let message = Reports.gaveUpMessage(after: attempts, everConnected: everConnected, error)
-                playOut.finish(.failed(.networkDisconnected, message, error.detail))
-            }
-        case .finished:
-            playOut.finish(.ended)
-        }
-        return nil
-    }
-
-    private func beginConnection() {
-        streaming = false
-        playOut.beginConnection()
-        intake.beginConnection(outage: mediaLostAt.map { elapsed - $0 }, onDemand: playOut.onDemand)
-        playOut.videoAnnounced = intake.expectsVideo
-    }
-
-    /// One FLV element through the intake stage, and on to play-out. Every packet of a read arrived when the read
-    /// did (`arrivedAt`), not when the loop got to it: what the engine measures of the network is then the network,
-    /// and exactly what an arrival trace records (so a replay sees what the session saw).
-    private func take(_ element: FLVElement, arrivedAt: Duration) {
-        for step in intake.take(element, onDemand: playOut.onDemand, at: arrivedAt) {
-            switch step {
-            case .report(let report): reporter.report(report)
-            case .mediaArrived: mediaLostAt = nil
-            case .play(let packet):
-                if arrivalTap != nil { readPackets.append(ArrivalRead.Packet(packet)) }
-                recorders.last?.take(packet, expectsVideo: intake.expectsVideo)
-                // Probe mode decodes nothing: the jitter buffer paces the packets' times and sizes, not their bytes.
-                playOut.take(configuration.decodes ? step : .play(packet.droppingPayload()), arrivedAt: arrivedAt)
-            case .videoConfiguration(let video):
-                recorders.last?.configure(video: video)
-                playOut.take(step, arrivedAt: arrivedAt)
-            case .audioConfiguration(let audio):
-                recorders.last?.configure(audio: audio)
-                playOut.take(step, arrivedAt: arrivedAt)
-            default: playOut.take(step, arrivedAt: arrivedAt)
-            }
-        }
-        playOut.videoAnnounced = intake.expectsVideo
-    }
-
-    /// Starts and stops recordings as asked, and reports what their files did.
-    private func applyRecording(at now: Duration) {
-        for request in playOut.requests.recordings {
-            recorders.last?.stop()
-            if case .start(let options) = request {
-                recorders.append(
-                    Recorder(options: options, video: intake.videoConfiguration, audio: intake.audioConfiguration))
-            }
-        }
-        playOut.requests.recordings.removeAll()
-        guard !recorders.isEmpty else { return }
-        for recorder in recorders {
-            for report in recorder.reports(at: now) { reporter.report(report) }
-        }
-        let current = recorders.last
-        recorders.removeAll { $0.isStopped && $0.isFinished && $0 !== current }
     }
 
     /// "Shown N ms after the server sent it", from the server's `onLivePlayClock` stamps

@@ -126,7 +126,8 @@ final class PlayOut {
             reporter.reached(\.firstKeyframe)
             reporter.report(Reports.firstKeyframe(packet))
         case .play(let packet):
-            play(packet, at: arrivedAt ?? reporter.time.elapsed)
+            // Probe mode decodes nothing: the jitter buffer paces the packets' times and sizes, not their bytes.
+            play(decodes ? packet : packet.droppingPayload(), at: arrivedAt ?? reporter.time.elapsed)
         case .videoConfiguration(let video):
             engine.expectsVideo = true
             if decodes { take(decoding.received(video)) }

@@ -9,7 +9,7 @@ import LivePlayRecording
 /// the session's timeline runs on across reconnects, so a reconnect is a gap in the file, not a jump. A new file
 /// begins at the first keyframe after the codec configuration changes (codec, resolution, parameter sets), and,
 /// with a segment duration, at the first keyframe that long after the file began.
-final class Recorder {
+final class Recorder: PacketTap {
     let options: RecordingOptions
     private let writer: SinkWriter<RecordingOutput>
     private let journal = RecordingJournal()
@@ -97,6 +97,8 @@ final class Recorder {
 
     /// Whether every file is closed and reported (after ``stop()``).
     var isFinished: Bool { writer.isFinished }
+
+    var isDone: Bool { isStopped && isFinished }
 
     /// At the session's end: stops, waits for the writer to close the file (up to `timeout`), and says what
     /// happened.

@@ -1,0 +1,104 @@
+import LivePlayCore
+
+/// Something that sees what a session takes, in order, on its play loop: the packets it plays (after a
+/// reconnect's duplicates are dropped, payloads intact even in probe mode), the codec configurations, and the end of
+/// each read of the transport. A tap never changes playback; what it has to say comes back as reports on each turn.
+protocol PacketTap: AnyObject {
+    func configure(video: VideoCodecConfiguration)
+    func configure(audio: AudioCodecConfiguration)
+    func take(_ packet: EncodedPacket, expectsVideo: Bool)
+    /// The read of `bytes` media bytes taken at `at`, on connection `connection` (from 1), has been taken.
+    func readTaken(at: Duration, bytes: Int, connection: Int)
+    /// What to report on this turn.
+    func reports(at now: Duration) -> [Report]
+    /// The session ends: what the tap still has to do is done (a file closed), and said.
+    func finish(at now: Duration) -> [Report]
+    /// Nothing more will come of it: it may be let go.
+    var isDone: Bool { get }
+}
+
+extension PacketTap {
+    func configure(video: VideoCodecConfiguration) {}
+    func configure(audio: AudioCodecConfiguration) {}
+    func take(_ packet: EncodedPacket, expectsVideo: Bool) {}
+    func readTaken(at: Duration, bytes: Int, connection: Int) {}
+    func reports(at now: Duration) -> [Report] { [] }
+    func finish(at now: Duration) -> [Report] { [] }
+    var isDone: Bool { false }
+}
+
+/// A session's taps: the list its loop calls, and nothing else. Recordings join it as the control starts them (a
+/// ``Recorder`` from its start until its file is closed); an ``ArrivalTap`` the session was given is on it from the
+/// start.
+final class PacketTaps {
+    private var taps: [any PacketTap] = []
+    /// The recording that takes packets now, unless stopped; earlier ones may still be finishing their files.
+    private var recording: Recorder?
+
+    init(arrivalTap: (any ArrivalTap)?) {
+        if let arrivalTap { taps.append(ArrivalReads(arrivalTap)) }
+    }
+
+    func configure(video: VideoCodecConfiguration) {
+        for tap in taps { tap.configure(video: video) }
+    }
+
+    func configure(audio: AudioCodecConfiguration) {
+        for tap in taps { tap.configure(audio: audio) }
+    }
+
+    func take(_ packet: EncodedPacket, expectsVideo: Bool) {
+        for tap in taps { tap.take(packet, expectsVideo: expectsVideo) }
+    }
+
+    func readTaken(at: Duration, bytes: Int, connection: Int) {
+        for tap in taps { tap.readTaken(at: at, bytes: bytes, connection: connection) }
+    }
+
+    /// Starts and stops recordings as the control asked: a new one stops the one before, which finishes its file.
+    func apply(_ requests: [RecordingRequest], video: VideoCodecConfiguration?, audio: AudioCodecConfiguration?) {
+        for request in requests {
+            recording?.stop()
+            guard case .start(let options) = request else { continue }
+            let recorder = Recorder(options: options, video: video, audio: audio)
+            recording = recorder
+            taps.append(recorder)
+        }
+    }
+
+    /// What the taps report on this turn; those that are done are let go.
+    func reports(at now: Duration) -> [Report] {
+        guard !taps.isEmpty else { return [] }
+        let reports = taps.flatMap { $0.reports(at: now) }
+        taps.removeAll { $0.isDone && $0 !== recording }
+        return reports
+    }
+
+    func finish(at now: Duration) -> [Report] {
+        defer {
+            taps.removeAll()
+            recording = nil
+        }
+        return taps.flatMap { $0.finish(at: now) }
+    }
+}
+
+/// An ``ArrivalTap`` as a session's tap: the packets of each read, handed over as one ``ArrivalRead`` when the read
+/// has been taken.
+private final class ArrivalReads: PacketTap {
+    private let tap: any ArrivalTap
+    private var packets: [ArrivalRead.Packet] = []
+
+    init(_ tap: any ArrivalTap) {
+        self.tap = tap
+    }
+
+    func take(_ packet: EncodedPacket, expectsVideo: Bool) {
+        packets.append(ArrivalRead.Packet(packet))
+    }
+
+    func readTaken(at: Duration, bytes: Int, connection: Int) {
+        tap.arrived(ArrivalRead(milliseconds: at.milliseconds, bytes: bytes, packets: packets, connection: connection))
+        packets.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,0 +1,91 @@
+import LivePlayCore
+import LivePlayFLV
+import LivePlayTransport
+
+/// What the transport delivers, carried out on a turn of the play loop: the connection's state (attempts, losses,
+/// the stream's begin), its media through the intake stage to play-out and the session's taps.
+extension LiveSession {
+    /// Carries out what the supervisor says, in order.
+    func apply(_ update: SupervisorEvent) -> PlaybackOutcome? {
+        switch update {
+        case .attempt:
+            reporter.connectionCount += 1
+            beginConnection()
+        case .event(.onDemand(let length)):
+            guard !playOut.onDemand else { break }
+            playOut.playOnDemand()
+            logger.debug("media on demand", metadata: ["bytes": "\(length)"])
+        case .event(let event):
+            switch event {
+            case .resolved(let addresses): logger.debug("resolved", metadata: ["addresses": "\(addresses)"])
+            case .connected: everConnected = true
+            case .streamBegin: streaming = true
+            default: break
+            }
+            reporter.transport(event)
+        case .media(let byteCount, let elements):
+            reporter.count { $0.received(bytes: byteCount) }
+            reporter.reached(\.firstByte)
+            streaming = true
+            let takenAt = elapsed
+            for element in elements { take(element, arrivedAt: takenAt) }
+            taps.readTaken(at: takenAt, bytes: byteCount, connection: reporter.connectionCount)
+        case .slowLink(let goodput):
+            reporter.report(Reports.slowLink(receiving: goodput))
+        case .unplayable(let message):
+            return reporter.fail(.unplayable, message)
+        case .lost(let error, let action):
+            if mediaLostAt == nil { mediaLostAt = elapsed }
+            playOut.connectionLost(after: intake.admission.newestVideo)
+            let (lost, isFinal) = Reports.lost(error, streaming: streaming)
+            guard !isFinal else { return reporter.fail(lost.code, lost.message) }
+            reporter.report(lost)
+            switch action {
+            case .retry(let attempt, _):
+                reporter.count { $0.reconnected() }
+                reporter.report(Reports.retrying(attempt: attempt, of: configuration.connectRetryCount, after: error))
+            case .giveUp(let attempts):
+                // What arrived before the loss is played out first, then the error is reported.
+                let message = Reports.gaveUpMessage(after: attempts, everConnected: everConnected, error)
+                playOut.finish(.failed(.networkDisconnected, message, error.detail))
+            }
+        case .finished:
+            playOut.finish(.ended)
+        }
+        return nil
+    }
+
+    func beginConnection() {
+        streaming = false
+        playOut.beginConnection()
+        intake.beginConnection(outage: mediaLostAt.map { elapsed - $0 }, onDemand: playOut.onDemand)
+        playOut.videoAnnounced = intake.expectsVideo
+    }
+
+    /// One FLV element through the intake stage, and on to play-out. Every packet of a read arrived when the read
+    /// did (`arrivedAt`), not when the loop got to it: what the engine measures of the network is then the network,
+    /// and exactly what an arrival trace records (so a replay sees what the session saw).
+    func take(_ element: FLVElement, arrivedAt: Duration) {
+        for step in intake.take(element, onDemand: playOut.onDemand, at: arrivedAt) {
+            switch step {
+            case .report(let report): reporter.report(report)
+            case .mediaArrived: mediaLostAt = nil
+            case .play(let packet): taps.take(packet, expectsVideo: intake.expectsVideo)
+            case .videoConfiguration(let video): taps.configure(video: video)
+            case .audioConfiguration(let audio): taps.configure(audio: audio)
+            default: break
+            }
+            if case .report = step { continue }
+            if case .mediaArrived = step { continue }
+            playOut.take(step, arrivedAt: arrivedAt)
+        }
+        playOut.videoAnnounced = intake.expectsVideo
+    }
+
+    /// Starts and stops recordings as asked, and reports what the taps did.
+    func applyTaps(at now: Duration) {
+        taps.apply(playOut.requests.recordings, video: intake.videoConfiguration, audio: intake.audioConfiguration)
+        playOut.requests.recordings.removeAll()
+        taps.reports(at: now).forEach(reporter.report)
+    }
+}
