@@ -79,37 +79,59 @@ extension LivePlayer {
             return failSwitch("nothing is playing", requestedAt: requestedAt)
         }
         let configuration = state.withLock { $0.configuration }
-        // The rendition preloads in a pool of its own, which the cut below keeps until the playback reaches it (a
-        // playback that stops first lets go of the cut, and of the pool with its stream).
+        // The rendition preloads in a pool of its own until the cut is reached, or the switch fails.
         let pool = PreloadPool(configuration: configuration, logger: logger)
         pool.preload(url)
-        var reason = "\(Redaction.url(url)) did not connect"
-        while !Task.isCancelled, ContinuousClock.now < requestedAt + Self.streamSwitchWait {
-            try? await Task.sleep(for: .milliseconds(5))
-            let published = playing.published.withLock { ($0.liveEdge, $0.lastPicture?.pts) }
-            guard let candidate = pool.entry(url), candidate.isReady,
-                let edge = candidate.control.published.withLock({ $0.liveEdge }),
-                let playingEdge = published.0, let shown = published.1
-            else { continue }
-            let apart = Duration.milliseconds(abs(edge.milliseconds - playingEdge.milliseconds))
-            guard apart <= Self.alignmentTolerance else {
-                reason = "the timestamps do not align: its newest media is \(apart.milliseconds) ms from this stream's"
-                continue
+        var cut = RenditionCut(requestedAt: requestedAt, unreachable: "\(Redaction.url(url)) did not connect")
+        cut.wait = Self.streamSwitchWait
+        cut.alignmentTolerance = Self.alignmentTolerance
+        if let candidate = pool.entry(url) {
+            switch await Self.decide(cut, candidate: candidate, playing: playing) {
+            case .cut(let start)?:
+                // This task, not the playback reaching the cut, stops that playback and plays the other.
+                if await gate.reach(start), let taken = pool.take(url) {
+                    return play(url, preloaded: taken, switchedAt: requestedAt, rendition: true)
+                }
+            case .fail(let reason)?:
+                failSwitch(reason, requestedAt: requestedAt)
+            default:
+                break
             }
-            reason = "no keyframe ahead of the playback"
-            let (keyframes, poster) = candidate.control.published.withLock { ($0.standbyKeyframes, $0.posterPTS) }
-            // Far enough ahead that the playback does not pass it before the cut is set.
-            guard let start = keyframes.first(where: { $0 > shown + .milliseconds(100) }) else { continue }
-            candidate.control.startStandby(at: start)
-            guard poster == start else { continue }
-            gate.cut(at: start) { [self] in
-                guard let taken = pool.take(url) else { return }
-                play(url, preloaded: taken, switchedAt: requestedAt, rendition: true)
-            }
-            return
         }
         await pool.removeAll()
-        if !Task.isCancelled { failSwitch(reason, requestedAt: requestedAt) }
+    }
+
+    /// Follows what the other rendition's session publishes at the end of each of its turns, and what the playback
+    /// published last, until ``RenditionCut`` decides (or the switch is cancelled: nil). A timer at the deadline
+    /// decides too when the other session publishes nothing (it ended, and its pool waits to retry).
+    private static func decide(
+        _ cut: RenditionCut, candidate: PreloadPool.Entry, playing: PlaybackControl
+    ) async -> RenditionCut.Action? {
+        let (turns, turn) = AsyncStream.makeStream(of: PublishedPlayback?.self, bufferingPolicy: .bufferingNewest(2))
+        return await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await published in candidate.control.publications() { turn.yield(published) }
+            }
+            group.addTask {
+                try? await Task.sleep(until: cut.requestedAt + cut.wait)
+                turn.yield(nil)
+            }
+            defer { group.cancelAll() }
+            var cut = cut
+            for await published in turns {
+                let shown = playing.published
+                let observation = RenditionCut.Observation(
+                    candidateReady: candidate.isReady, candidateLiveEdge: published?.liveEdge,
+                    candidateKeyframes: published?.standbyKeyframes ?? [], candidatePoster: published?.posterPTS,
+                    playingLiveEdge: shown.liveEdge, shown: shown.lastPicture?.pts)
+                switch cut.decide(observation, at: .now) {
+                case .wait: continue
+                case .startAt(let keyframe): candidate.control.startStandby(at: keyframe)
+                case let action: return action
+                }
+            }
+            return nil
+        }
     }
 
     /// `PLAY_ERR_STREAM_SWITCH_FAIL` to the listener: the stream playing goes on.

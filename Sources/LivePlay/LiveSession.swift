@@ -99,6 +99,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         return await withTaskExecutorPreference(thread) {
             let outcome = await connectAndPlay()
             taps.finish(at: elapsed).forEach(reporter.report)
+            playOut.publish(ended: true)
             reporter.summary(outcome, droppedFrames: playOut.droppedFrames, onDemand: playOut.onDemand)
             return outcome
         }
@@ -177,6 +178,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
             playOut.applyControl()
             applyTaps(at: now)
             if let ending = playOut.advance(at: now) { return finished(ending) }
+            playOut.publish()
             reporter.statusIfDue(
                 at: now, connecting: mediaLostAt != nil, playOut: playOut, intake: intake,
                 decodes: configuration.decodes, endToEndLatency: playOut.engine.position.flatMap(endToEndLatency),

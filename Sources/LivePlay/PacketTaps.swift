@@ -17,6 +17,8 @@ protocol PacketTap: AnyObject {
     var isDone: Bool { get }
 }
 
+/// What a tap that does not need a step does there: nothing. (A tap's own method must match the requirement's
+/// signature exactly, or this is what runs.)
 extension PacketTap {
     func configure(video: VideoCodecConfiguration) {}
     func configure(audio: AudioCodecConfiguration) {}

@@ -51,6 +51,8 @@ final class PlayOut {
     private var pendingSwitch: SwitchRequest?
     /// What was sent to the session's control, not yet carried out, and the settings it holds.
     var requests = PlaybackRequests()
+    /// What this turn makes known to the control's owner: published at its end (``publish(ended:)``).
+    private var published = PublishedPlayback()
 
     init(
         configuration: LivePlayConfiguration, presenter: Presenter, control: PlaybackControl, reporter: SessionReporter
@@ -171,6 +173,11 @@ final class PlayOut {
 
     // MARK: Control
 
+    /// Tells the control's owner what this turn made known; the last step of every turn, and once at the end.
+    func publish(ended: Bool = false) {
+        control.publish(published, ended: ended)
+    }
+
     /// Takes what was sent to `control` since the last turn; the first step of every turn.
     func takeCommands() {
         requests.fold(control.takeCommands())
@@ -186,7 +193,7 @@ final class PlayOut {
         presenter.rotation = settings.rotation
         if let change = requests.take(\.videoSink) { presenter.videoSink = change.sink }
         if let change = requests.take(\.audioSink) { presenter.audioSink = change.sink }
-        control.published.withLock { [edge = engine.buffer.liveEdge] in $0.liveEdge = edge }
+        published.liveEdge = engine.buffer.liveEdge
         let wasStandby = standby != nil
         standby = requests.standby
         if wasStandby, standby == nil { droppedWhilePreloading = engine.buffer.droppedVideoFrames }
@@ -392,7 +399,7 @@ final class PlayOut {
     }
 
     private func shown(_ frame: VideoFrame) {
-        control.published.withLock { $0.lastPicture = frame }
+        published.lastPicture = frame
         reporter.shown(frame)
         if let request = pendingSwitch {
             pendingSwitch = nil
@@ -410,12 +417,9 @@ final class PlayOut {
         // A rendition switch names the keyframe to start at, by its presentation time.
         let start = requests.standbyStart.flatMap { start in keyframes.first { $0.pts == start }?.dts }
         defer {
-            let (bytes, held, poster) = (engine.buffer.byteCount, engine.buffer.keyframes.map(\.pts), posterPTS)
-            control.published.withLock {
-                $0.standbyBytes = bytes
-                $0.standbyKeyframes = held
-                $0.posterPTS = poster
-            }
+            published.standbyBytes = engine.buffer.byteCount
+            published.standbyKeyframes = engine.buffer.keyframes.map(\.pts)
+            published.posterPTS = posterPTS
         }
         guard let keyframe = engine.keepNewestGroup(from: start), keyframe.dts != posterKeyframe, decodes else { return }
         posterKeyframe = keyframe.dts

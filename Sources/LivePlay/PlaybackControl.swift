@@ -19,9 +19,15 @@ public final class PlaybackControl: Sendable {
         var standby: PreloadBudget?
     }
 
+    /// What the play loop published last, and who follows it.
+    private struct Publication {
+        var value = PublishedPlayback()
+        var followers: [UInt64: AsyncStream<PublishedPlayback>.Continuation] = [:]
+        var nextFollower: UInt64 = 0
+    }
+
     private let mailbox: Mutex<Mailbox>
-    /// What the play loop publishes as of its last turn.
-    let published = Mutex(PublishedPlayback())
+    private let publication = Mutex(Publication())
 
     public init() {
         mailbox = Mutex(Mailbox())
@@ -167,12 +173,43 @@ public final class PlaybackControl: Sendable {
     }
 
     /// The last picture shown, shared with libavcodec's buffers (no copy): TXLivePlayer's `snapshot`.
-    public var lastPicture: VideoFrame? { published.withLock { $0.lastPicture } }
+    public var lastPicture: VideoFrame? { published.lastPicture }
+
+    /// What the play loop published at the end of its last turn.
+    var published: PublishedPlayback { publication.withLock { $0.value } }
+
+    /// What the play loop publishes at the end of each turn from now on, the newest only: an update stream for a
+    /// switcher that decides on what two sessions publish, rather than polling them.
+    func publications() -> AsyncStream<PublishedPlayback> {
+        let (stream, continuation) = AsyncStream.makeStream(of: PublishedPlayback.self, bufferingPolicy: .bufferingNewest(1))
+        let id = publication.withLock { publication in
+            defer { publication.nextFollower &+= 1 }
+            publication.followers[publication.nextFollower] = continuation
+            return publication.nextFollower
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.publication.withLock { $0.followers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// The play loop, at the end of a turn (and when the session ends: `ended`, which finishes the streams).
+    func publish(_ value: PublishedPlayback, ended: Bool = false) {
+        let followers = publication.withLock { publication in
+            publication.value = value
+            defer { if ended { publication.followers.removeAll() } }
+            return Array(publication.followers.values)
+        }
+        for follower in followers {
+            follower.yield(value)
+            if ended { follower.finish() }
+        }
+    }
 }
 
 /// What the play loop makes known about its session as of its last turn, for its owner: the one state another
 /// thread reads of a playing session.
-struct PublishedPlayback {
+struct PublishedPlayback: Sendable {
     /// The newest media received (the live edge, decode time).
     var liveEdge: MediaTimestamp?
     /// While preloading: what the buffer holds in bytes, its keyframes' presentation times and the poster's.

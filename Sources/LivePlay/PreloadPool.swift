@@ -201,7 +201,7 @@ public final class PreloadPool: Sendable {
 
         var status: Status {
             var status = state.withLock { $0.status }
-            status.bufferedBytes = control.published.withLock { $0.standbyBytes }
+            status.bufferedBytes = control.published.standbyBytes
             return status
         }
 

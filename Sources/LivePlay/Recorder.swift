@@ -100,11 +100,10 @@ final class Recorder: PacketTap {
 
     var isDone: Bool { isStopped && isFinished }
 
-    /// At the session's end: stops, waits for the writer to close the file (up to `timeout`), and says what
-    /// happened.
-    func finish(timeout: Duration = .seconds(10), at now: Duration) -> [Report] {
+    /// At the session's end: stops, waits for the writer to close the file (up to 10 s), and says what happened.
+    func finish(at now: Duration) -> [Report] {
         stop()
-        _ = writer.finish(timeout: timeout)
+        _ = writer.finish(timeout: .seconds(10))
         return reports(at: now)
     }
 

@@ -12,8 +12,8 @@ final class SinkGate: Sendable {
         var videoTarget: HeldSink<any VideoSink>
         var audioTarget: HeldSink<any AudioSink>
         /// A rendition switch's cut: nothing stamped at or after it passes, and the first picture that reaches it
-        /// (the first sound, without a picture sink) runs `then`, once, on the play loop.
-        var cut: (at: MediaTimestamp, then: @Sendable () -> Void)?
+        /// (the first sound, without a picture sink) tells the switch waiting for it, once.
+        var cut: (at: MediaTimestamp, reached: CheckedContinuation<Bool, Never>)?
     }
 
     private let gate: Mutex<Gate>
@@ -26,24 +26,54 @@ final class SinkGate: Sendable {
     var video: (any VideoSink)? { videoSink == nil ? nil : GatedVideo(gate: self) }
     var audio: (any AudioSink)? { audioSink == nil ? nil : GatedAudio(gate: self) }
 
-    func close() { gate.withLock { $0.isOpen = false } }
-
-    /// Lets through only what is stamped before `pts`, and runs `then` when the playback reaches it.
-    func cut(at pts: MediaTimestamp, then: @escaping @Sendable () -> Void) {
-        gate.withLock { $0.cut = (pts, then) }
+    /// Closes the way: nothing more passes, and a switch waiting for its cut is told it will not come.
+    func close() {
+        gate.withLock { gate in
+            gate.isOpen = false
+            defer { gate.cut = nil }
+            return gate.cut?.reached
+        }?.resume(returning: false)
     }
 
-    /// Where `pts` may go: the target while open and before the cut; at the cut, the cut's action runs (once).
+    deinit {
+        close()
+    }
+
+    /// Lets through only what is stamped before `pts`; returns `true` when the playback reaches it (the way is
+    /// closed then), `false` when the way closes first (the playback ended or switched elsewhere) or the waiting
+    /// task is cancelled.
+    func reach(_ pts: MediaTimestamp) async -> Bool {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let replaced = gate.withLock { gate -> (CheckedContinuation<Bool, Never>?, Bool) in
+                    guard gate.isOpen, !Task.isCancelled else { return (nil, false) }
+                    defer { gate.cut = (pts, continuation) }
+                    return (gate.cut?.reached, true)
+                }
+                replaced.0?.resume(returning: false)
+                if !replaced.1 { continuation.resume(returning: false) }
+            }
+        } onCancel: {
+            gate.withLock { gate in
+                defer { gate.cut = nil }
+                return gate.cut?.reached
+            }?.resume(returning: false)
+        }
+    }
+
+    /// Where `pts` may go: the target while open and before the cut; at the cut, the way closes and the switch
+    /// waiting for it is told (once).
     fileprivate func pass(_ pts: MediaTimestamp, video: Bool) -> Bool {
-        let (open, action): (Bool, (@Sendable () -> Void)?) = gate.withLock { gate in
+        let (open, reached): (Bool, CheckedContinuation<Bool, Never>?) = gate.withLock { gate in
             guard gate.isOpen else { return (false, nil) }
             guard let cut = gate.cut, pts >= cut.at else { return (true, nil) }
             // The picture reaches it; or the sound, when there are no pictures to wait for.
             guard video || gate.videoTarget.sink == nil else { return (false, nil) }
             gate.isOpen = false
-            return (false, cut.then)
+            gate.cut = nil
+            return (false, cut.reached)
         }
-        action?()
+        reached?.resume(returning: true)
         return open
     }
 
