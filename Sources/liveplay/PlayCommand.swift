@@ -269,7 +269,7 @@ struct PlayCommand: AsyncParsableCommand {
         var frontEnd: WindowFrontEnd?
         if window {
             do {
-                let opened = try WindowFrontEnd(
+                let opened = try await WindowFrontEnd(
                     title: "liveplay — \(shown)", player: player, stop: stop, log: log, renderMode: outputs.renderMode.mode,
                     rotation: RenderRotation(rawValue: outputs.rotation) ?? .rotation0)
                 player.setVideoSink(VideoFanOut([presented, opened.window] + sinks.video))
@@ -330,7 +330,7 @@ struct PlayCommand: AsyncParsableCommand {
         }
         signals.cancel()
         resizes.cancel()
-        frontEnd?.close()
+        await frontEnd?.close()
         let outputFailure = sinks.finish()
         log.close()
         await demo?.stop()

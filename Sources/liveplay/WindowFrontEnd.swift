@@ -21,12 +21,12 @@ final class WindowFrontEnd: @unchecked Sendable {
     init(
         title: String, player: LivePlayer, stop: StopSignal, log: EventLog, renderMode: RenderMode,
         rotation: RenderRotation
-    ) throws(WindowError) {
+    ) async throws(WindowError) {
         self.player = player
         self.log = log
         self.rotation = rotation
         let actions = LockedActions()
-        window = try PlayerWindow(options: PlayerWindow.Options(title: title)) { actions.handle($0) }
+        window = try await PlayerWindow(options: PlayerWindow.Options(title: title)) { actions.handle($0) }
         do {
             sound = try DeviceAudioSink()
         } catch {
@@ -45,8 +45,8 @@ final class WindowFrontEnd: @unchecked Sendable {
         lock.withLock { streamStep = step }
     }
 
-    func close() {
-        window.close()
+    func close() async {
+        await window.close()
         sound?.close()
     }
 
