@@ -75,7 +75,7 @@ if let reason = PlayerWindow.displayUnavailableReason() {
 
 let player = LivePlayer()
 let keys = Keys()
-let window = try PlayerWindow(options: .init(title: "window-player — \(Redaction.url(url))")) { action in
+let window = try await PlayerWindow(options: .init(title: "window-player — \(Redaction.url(url))")) { action in
     keys.handle(action, player: player)
 }
 let sound = try? DeviceAudioSink()
@@ -93,6 +93,6 @@ await withTaskGroup(of: Void.self) { group in
     group.cancelAll()
 }
 await player.stopPlay()
-window.close()
+await window.close()
 sound?.close()
 say("window-player: stopped")

@@ -1,5 +1,6 @@
 import CFFmpeg
 import Glibc
+import Synchronization
 
 /// libavcodec's own messages (`[h264 @ 0x…] error while decoding MB 3 4`), which it prints raw on stderr
 /// by default, routed to the application instead: filtered by level, one line each without the pointer,
@@ -74,27 +75,26 @@ extension CodecLog {
 }
 
 /// Who gets the messages, and how many of each kind were held back.
-private final class Router: @unchecked Sendable {  // every field is read and written under `lock`
-    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private var minimum = CodecLog.Level.warning
-    private var handler: (@Sendable (CodecLog.Level, String) -> Void)?
-    private var kinds: [String: (last: Double, suppressed: Int)] = [:]
-    static let interval = 10.0
-
-    init() {
-        lock.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(lock, nil)
+private final class Router: Sendable {
+    private struct State {
+        var minimum = CodecLog.Level.warning
+        var handler: (@Sendable (CodecLog.Level, String) -> Void)?
+        var kinds: [String: (last: Double, suppressed: Int)] = [:]
     }
 
+    /// Locked briefly from libav's log callback, on whichever thread logs; the handler is called outside it.
+    private let state = Mutex(State())
+    static let interval = 10.0
+
     func set(minimum: CodecLog.Level, handler: @escaping @Sendable (CodecLog.Level, String) -> Void) {
-        locked {
-            self.minimum = minimum
-            self.handler = handler
+        state.withLock {
+            $0.minimum = minimum
+            $0.handler = handler
         }
     }
 
     func wants(_ level: CodecLog.Level) -> Bool {
-        locked { handler != nil && level >= minimum }
+        state.withLock { $0.handler != nil && level >= $0.minimum }
     }
 
     func deliver(_ level: CodecLog.Level, _ text: String) {
@@ -103,24 +103,18 @@ private final class Router: @unchecked Sendable {  // every field is read and wr
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let seconds = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-        let (handler, line): ((@Sendable (CodecLog.Level, String) -> Void)?, String?) = locked {
-            var entry = kinds[kind] ?? (-Self.interval, 0)
-            defer { kinds[kind] = entry }
+        let (handler, line): ((@Sendable (CodecLog.Level, String) -> Void)?, String?) = state.withLock { state in
+            var entry = state.kinds[kind] ?? (-Self.interval, 0)
+            defer { state.kinds[kind] = entry }
             guard seconds - entry.last >= Self.interval else {
                 entry.suppressed += 1
                 return (nil, nil)
             }
             let more = entry.suppressed > 0 ? " (\(entry.suppressed) more like it not shown)" : ""
             entry = (seconds, 0)
-            if kinds.count > 256 { kinds.removeAll() }
-            return (self.handler, text + more)
+            if state.kinds.count > 256 { state.kinds.removeAll() }
+            return (state.handler, text + more)
         }
         if let handler, let line { handler(level, line) }
-    }
-
-    private func locked<T>(_ body: () -> T) -> T {
-        pthread_mutex_lock(lock)
-        defer { pthread_mutex_unlock(lock) }
-        return body()
     }
 }

@@ -1,5 +1,5 @@
-import Foundation
 public import LivePlayCore
+import Synchronization
 
 /// Video decoders of playbacks that ended, kept for the next playback with the same codec configuration and
 /// options: opening one (`avcodec_open2`, its frame pools, its threads) then happens once per configuration instead
@@ -12,38 +12,40 @@ public import LivePlayCore
 public enum DecoderShelf {
     public static let limit = 4
 
-    /// `@unchecked Sendable`: the shelves are read and written under `lock`, and a decoder on a shelf has no other
-    /// owner.
-    private final class Shelves: @unchecked Sendable {
-        let lock = NSLock()
-        var video: [VideoDecoder] = []
+    /// A decoder on the shelf, handed from its last owner's thread to the next owner's: that the last owner let go
+    /// of it is more than the compiler can see through the owners' stored properties.
+    ///
+    /// `@unchecked Sendable`: a decoder on a shelf has no other owner.
+    private struct Shelved: @unchecked Sendable {
+        let decoder: VideoDecoder
     }
 
-    private static let shelves = Shelves()
+    /// The shelved video decoders, oldest first.
+    private static let shelves = Mutex<[Shelved]>([])
 
     /// A shelved decoder for `configuration` and `options`, or a new one.
     public static func video(
         _ configuration: VideoCodecConfiguration, options: DecoderOptions
     ) throws(DecodeError) -> VideoDecoder {
-        let shelved = shelves.lock.withLock {
-            shelves.video.firstIndex { $0.configuration == configuration && $0.options == options }
-                .map { shelves.video.remove(at: $0) }
+        let shelved = shelves.withLock { video in
+            video.firstIndex { $0.decoder.configuration == configuration && $0.decoder.options == options }
+                .map { video.remove(at: $0) }
         }
-        if let shelved { return shelved }
+        if let shelved { return shelved.decoder }
         return try VideoDecoder(configuration: configuration, options: options)
     }
 
     /// Keeps `decoder` for the next playback; its owner lets go of it.
     public static func shelve(_ decoder: VideoDecoder) {
         decoder.reset()
-        shelves.lock.withLock {
-            shelves.video.append(decoder)
-            if shelves.video.count > limit { shelves.video.removeFirst() }
+        shelves.withLock { video in
+            video.append(Shelved(decoder: decoder))
+            if video.count > limit { video.removeFirst() }
         }
     }
 
     /// How many decoders wait.
     public static var count: Int {
-        shelves.lock.withLock { shelves.video.count }
+        shelves.withLock { $0.count }
     }
 }

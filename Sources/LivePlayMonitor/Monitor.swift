@@ -1,6 +1,7 @@
 import Foundation
 public import LivePlay
 public import Prometheus
+import Synchronization
 
 /// What the monitor itself does to a stream, for the log (its players' events go to their own listeners).
 public struct MonitorNote: Sendable, Hashable {
@@ -94,21 +95,23 @@ public struct MonitorOptions: Sendable {
 /// changed restart, the others keep playing and keep their counters.
 ///
 /// One structured ``run()``: a child task per stream; cancelling it stops them all.
-///
-/// `@unchecked Sendable`: the wanted list, the stop signals and the metrics are read and written under `lock`.
-public final class Monitor: @unchecked Sendable {
+public final class Monitor: Sendable {
     public let shard: Shard
     public let options: MonitorOptions
     public let registry: PrometheusCollectorRegistry
     private let listeners: @Sendable (MonitoredStream) -> (any LivePlayListener)?
     private let onNote: @Sendable (MonitorNote) -> Void
-    private let lock = NSLock()
-    private var wanted: [MonitoredStream] = []
-    private var running: [String: (stream: MonitoredStream, stop: StopRequest<Void>)] = [:]
-    private var metrics: [String: StreamMetrics] = [:]
+    /// What ``load(_:)``, the scrapes and the run share. Stop signals fire and retired metrics unregister outside it.
+    private let state = Mutex(State())
     private let wakes: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
     private let streamCount: Gauge
+
+    private struct State {
+        var wanted: [MonitoredStream] = []
+        var running: [String: (stream: MonitoredStream, stop: StopRequest<Void>)] = [:]
+        var metrics: [String: StreamMetrics] = [:]
+    }
 
     /// - Parameters:
     ///   - listeners: another listener for a stream's players (the CLI's JSON log), besides the metrics.
@@ -133,9 +136,9 @@ public final class Monitor: @unchecked Sendable {
     @discardableResult
     public func load(_ streams: [MonitoredStream]) -> MonitorPlan {
         let mine = streams.filter { shard.owns($0.id) }
-        let plan = lock.withLock {
-            defer { wanted = mine }
-            return MonitorPlan(from: wanted, to: mine)
+        let plan = state.withLock { state in
+            defer { state.wanted = mine }
+            return MonitorPlan(from: state.wanted, to: mine)
         }
         streamCount.set(to: Double(mine.count))
         wake.yield()
@@ -143,11 +146,11 @@ public final class Monitor: @unchecked Sendable {
     }
 
     /// The streams this shard watches.
-    public var streams: [MonitoredStream] { lock.withLock { wanted } }
+    public var streams: [MonitoredStream] { state.withLock { $0.wanted } }
 
     /// Brings every stream's `liveplay_last_event_age_seconds` up to now: call before a scrape.
     public func refresh() {
-        let all = lock.withLock { Array(metrics.values) }
+        let all = state.withLock { Array($0.metrics.values) }
         let now = ContinuousClock.now
         for stream in all { stream.refresh(at: now) }
     }
@@ -162,37 +165,48 @@ public final class Monitor: @unchecked Sendable {
                     group.addTask { await self.watch(stream.stream, stop: stream.stop, after: delay) }
                 }
             } while await iterator.next() != nil && !Task.isCancelled
-            lock.withLock { for (_, entry) in running { entry.stop.request() } }
+            for entry in state.withLock({ Array($0.running.values) }) { entry.stop.request() }
             group.cancelAll()
         }
     }
 
     /// Stops what left the list or changed, and returns what to start.
     private func reconcile() -> [(stream: MonitoredStream, stop: StopRequest<Void>)] {
-        let (starts, stopped) = lock.withLock { () -> ([(stream: MonitoredStream, stop: StopRequest<Void>)], [String]) in
-            let plan = MonitorPlan(from: running.values.map(\.stream), to: wanted)
-            var stopped: [String] = []
+        let changes = state.withLock { state in
+            let plan = MonitorPlan(from: state.running.values.map(\.stream), to: state.wanted)
+            var changes = Reconciled()
             for id in plan.stop + plan.restart.map(\.id) {
-                running.removeValue(forKey: id)?.stop.request()
-                stopped.append(id)
+                if let stop = state.running.removeValue(forKey: id)?.stop { changes.stops.append(stop) }
+                changes.stopped.append(id)
             }
-            for id in plan.stop { metrics.removeValue(forKey: id)?.unregister() }
-            var starts: [(stream: MonitoredStream, stop: StopRequest<Void>)] = []
+            changes.retired = plan.stop.compactMap { state.metrics.removeValue(forKey: $0) }
             for stream in plan.start + plan.restart {
                 let entry = (stream: stream, stop: StopRequest<Void>())
-                running[stream.id] = entry
-                if metrics[stream.id] == nil { metrics[stream.id] = StreamMetrics(id: stream.id, registry: registry) }
-                starts.append(entry)
+                state.running[stream.id] = entry
+                if state.metrics[stream.id] == nil {
+                    state.metrics[stream.id] = StreamMetrics(id: stream.id, registry: registry)
+                }
+                changes.starts.append(entry)
             }
-            return (starts, stopped)
+            return changes
         }
-        for id in stopped { onNote(MonitorNote(stream: id, kind: .stopped)) }
-        return starts
+        for stop in changes.stops { stop.request() }
+        for metrics in changes.retired { metrics.unregister() }
+        for id in changes.stopped { onNote(MonitorNote(stream: id, kind: .stopped)) }
+        return changes.starts
+    }
+
+    /// What ``reconcile()`` decided under the lock, to act on outside it.
+    private struct Reconciled {
+        var starts: [(stream: MonitoredStream, stop: StopRequest<Void>)] = []
+        var stops: [StopRequest<Void>] = []
+        var retired: [StreamMetrics] = []
+        var stopped: [String] = []
     }
 
     /// One stream, for as long as it is on the list: play; when the player gives up, down, wait, play again.
     private func watch(_ stream: MonitoredStream, stop: StopRequest<Void>, after delay: Duration) async {
-        guard let metrics = lock.withLock({ metrics[stream.id] }) else { return }
+        guard let metrics = state.withLock({ $0.metrics[stream.id] }) else { return }
         if delay > .zero {
             metrics.set(.connecting)
             guard await stop.race({ try? await Task.sleep(for: delay) }) != nil, !Task.isCancelled else { return }
@@ -222,14 +236,11 @@ public final class Monitor: @unchecked Sendable {
 
 /// A stream's player (or a probe's) reports to its metrics and to the caller's listener, and remembers whether
 /// media played.
-///
-/// `@unchecked Sendable`: `played` is written under `lock`; the rest is immutable.
-final class StreamListener: LivePlayListener, @unchecked Sendable {
+final class StreamListener: LivePlayListener, Sendable {
     let metrics: StreamMetrics
     let kind: String
     let other: (any LivePlayListener)?
-    private let lock = NSLock()
-    private var playedFlag = false
+    private let playedFlag = Mutex(false)
 
     init(metrics: StreamMetrics, protocol kind: String, other: (any LivePlayListener)?) {
         self.metrics = metrics
@@ -237,10 +248,10 @@ final class StreamListener: LivePlayListener, @unchecked Sendable {
         self.other = other
     }
 
-    var played: Bool { lock.withLock { playedFlag } }
+    var played: Bool { playedFlag.withLock { $0 } }
 
     func onPlayEvent(_ event: PlayEvent) {
-        if event.code == .playBegin { lock.withLock { playedFlag = true } }
+        if event.code == .playBegin { playedFlag.withLock { $0 = true } }
         metrics.record(event)
         other?.onPlayEvent(event)
     }

@@ -1,6 +1,7 @@
 import Foundation
 public import LivePlay
 public import Prometheus
+import Synchronization
 
 /// What a monitored stream is doing, as `liveplay_stream_state` names it.
 public enum StreamState: String, Sendable, CaseIterable {
@@ -16,13 +17,12 @@ public enum StreamState: String, Sendable, CaseIterable {
 
 /// One stream's Prometheus series, fed by its player's events and net status (docs/monitoring.md). Counters only
 /// grow: the player's per-session totals are turned into increments, and a new session starts from 0 again.
-///
-/// `@unchecked Sendable`: the mutable bookkeeping is read and written under `lock`; the metric objects are
-/// swift-prometheus's own `Sendable` types.
-public final class StreamMetrics: @unchecked Sendable {
+public final class StreamMetrics: Sendable {
     public let id: String
     private let registry: PrometheusCollectorRegistry
-    private let lock = NSLock()
+    /// The bookkeeping the player's events and net status and the monitor's scrapes share. Series are registered and
+    /// unregistered under it (the registry's lock calls nothing back), so a stream that retired registers none again.
+    private let books = Mutex(Books())
     private let labels: [(String, String)]
     private let up: Gauge
     private let states: [StreamState: Gauge]
@@ -38,14 +38,17 @@ public final class StreamMetrics: @unchecked Sendable {
     private let firstFrame: ValueHistogram
     private let connect: ValueHistogram
     private let reconnects: [String: Counter]
-    private var events: [Int: Counter] = [:]
-    private var info: (key: [String], gauge: Gauge)?
-    /// The current session's totals so far, to turn into increments.
-    private var session = SessionTotals()
-    private var lastEventAt: ContinuousClock.Instant?
-    private var startedSessionTimeline = false
-    /// Unregistered: a player still stopping must not register series again.
-    private var retired = false
+
+    private struct Books {
+        var events: [Int: Counter] = [:]
+        var info: (key: [String], gauge: Gauge)?
+        /// The current session's totals so far, to turn into increments.
+        var session = SessionTotals()
+        var lastEventAt: ContinuousClock.Instant?
+        var startedSessionTimeline = false
+        /// Unregistered: a player still stopping must not register series again.
+        var retired = false
+    }
 
     private struct SessionTotals {
         var stutters = 0
@@ -91,30 +94,30 @@ public final class StreamMetrics: @unchecked Sendable {
         up.set(to: state == .playing ? 1.0 : 0.0)
         for (each, gauge) in states { gauge.set(to: each == state ? 1.0 : 0.0) }
         if state == .down {
-            lock.withLock {
-                session = SessionTotals()
-                startedSessionTimeline = false
+            books.withLock {
+                $0.session = SessionTotals()
+                $0.startedSessionTimeline = false
             }
         }
     }
 
     /// A new session begins (the player started again).
     public func sessionStarted() {
-        lock.withLock {
-            session = SessionTotals()
-            startedSessionTimeline = false
+        books.withLock {
+            $0.session = SessionTotals()
+            $0.startedSessionTimeline = false
         }
         set(.connecting)
     }
 
     public func record(_ event: PlayEvent, at now: ContinuousClock.Instant = .now) {
         let code = Int(event.code.rawValue)
-        let counter = lock.withLock { () -> Counter? in
-            lastEventAt = now
-            if let counter = events[code] { return counter }
-            guard !retired else { return nil }
+        let counter = books.withLock { books -> Counter? in
+            books.lastEventAt = now
+            if let counter = books.events[code] { return counter }
+            guard !books.retired else { return nil }
             let counter = registry.counter(.events, labels + [("code", String(code))])
-            events[code] = counter
+            books.events[code] = counter
             return counter
         }
         guard let counter else { return }
@@ -123,9 +126,9 @@ public final class StreamMetrics: @unchecked Sendable {
         case .reconnect:
             reconnect(reason: event.parameters["reason"].flatMap { if case .string(let text) = $0 { text } else { nil } })
         case .playBegin:
-            let first = lock.withLock {
-                defer { startedSessionTimeline = true }
-                return !startedSessionTimeline
+            let first = books.withLock { books in
+                defer { books.startedSessionTimeline = true }
+                return !books.startedSessionTimeline
             }
             guard first else { return }
             let shown = milliseconds(event.parameters["startup_first_shown_ms"])
@@ -159,14 +162,15 @@ public final class StreamMetrics: @unchecked Sendable {
         latency.set(to: Double(status.latencyMilliseconds) / 1000)
         buffered.set(to: Double(status.cacheMilliseconds) / 1000)
         rate.set(to: status.rate)
-        let increments = lock.withLock { () -> SessionTotals in
-            let previous = session
-            session = SessionTotals(
+        let increments = books.withLock { books -> SessionTotals in
+            let previous = books.session
+            let session = SessionTotals(
                 stutters: max(status.stutters, previous.stutters),
                 stutterMilliseconds: max(status.stutterMilliseconds, previous.stutterMilliseconds),
                 receivedBytes: max(status.receivedBytes, previous.receivedBytes),
                 framesShown: max(status.framesShown, previous.framesShown),
                 droppedFrames: max(status.droppedFrames, previous.droppedFrames))
+            books.session = session
             return SessionTotals(
                 stutters: session.stutters - previous.stutters,
                 stutterMilliseconds: session.stutterMilliseconds - previous.stutterMilliseconds,
@@ -180,12 +184,12 @@ public final class StreamMetrics: @unchecked Sendable {
         if increments.framesShown > 0 { framesShown.increment(by: Int64(increments.framesShown)) }
         if increments.droppedFrames > 0 { framesDropped.increment(by: Int64(increments.droppedFrames)) }
         let key = Self.infoLabels(status, protocol: kind)
-        let replaced = lock.withLock { () -> (old: Gauge?, new: Gauge?) in
+        let replaced = books.withLock { books -> (old: Gauge?, new: Gauge?) in
             let names = key.map { "\($0)=\($1)" }
-            guard info?.key != names, !retired else { return (nil, nil) }
+            guard books.info?.key != names, !books.retired else { return (nil, nil) }
             let gauge = registry.gauge(.info, labels + key)
-            defer { info = (names, gauge) }
-            return (info?.gauge, gauge)
+            defer { books.info = (names, gauge) }
+            return (books.info?.gauge, gauge)
         }
         if let old = replaced.old { registry.unregisterGauge(old) }
         replaced.new?.set(to: 1.0)
@@ -205,19 +209,21 @@ public final class StreamMetrics: @unchecked Sendable {
 
     /// Brings `liveplay_last_event_age_seconds` up to `now` (just before a scrape).
     public func refresh(at now: ContinuousClock.Instant = .now) {
-        guard let at = lock.withLock({ lastEventAt }) else { return }
+        guard let at = books.withLock({ $0.lastEventAt }) else { return }
         lastEventAge.set(to: (now - at).secondsValue)
     }
 
     /// Removes every series of this stream (it left the list).
     public func unregister() {
-        lock.withLock {
-            retired = true
-            for gauge in [up, latency, buffered, rate, lastEventAge] + Array(states.values) + [info?.gauge].compactMap({ $0 }) {
+        books.withLock { books in
+            books.retired = true
+            for gauge in [up, latency, buffered, rate, lastEventAge] + Array(states.values)
+                + [books.info?.gauge].compactMap({ $0 })
+            {
                 registry.unregisterGauge(gauge)
             }
             for counter in [stalls, stallSeconds, receivedBytes, framesShown, framesDropped] + Array(reconnects.values)
-                + Array(events.values)
+                + Array(books.events.values)
             {
                 registry.unregisterCounter(counter)
             }

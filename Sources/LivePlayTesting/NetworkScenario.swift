@@ -32,14 +32,7 @@ public struct NetworkScenario: Sendable {
         logger.logLevel = .critical
         let server = try LiveFLVServer(path: demoPath, configuration: .init(port: 0, threads: 1), logger: logger)
         let port = try await server.start()
-        do {
-            let result = try await body(port)
-            await server.stop()
-            return result
-        } catch {
-            await server.stop()
-            throw error
-        }
+        return try await withCleanup { try await body(port) } cleanup: { await server.stop() }
     }
 
     public static let stall3s = NetworkScenario(

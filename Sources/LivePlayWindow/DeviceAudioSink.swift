@@ -1,6 +1,7 @@
 internal import CSDL2
 import Foundation
 public import LivePlay
+import Synchronization
 
 /// Plays sound through the sound device with SDL2's audio (PulseAudio, PipeWire or ALSA, whichever SDL finds;
 /// `SDL_AUDIODRIVER=disk` writes what the device was given to `SDL_DISKAUDIOFILE` instead).
@@ -9,19 +10,37 @@ public import LivePlay
 /// master clock and pictures are shown against what is heard, and the time-stretched sound of a catch-up is what
 /// the device plays. Volume and mute are applied by the player to the samples (with a ramp, no click) before they
 /// arrive here. The device opens at the first sound's rate and channel count and reopens if they change.
-///
-/// `@unchecked Sendable`: the device and its format are touched under `lock` (the play loop queues; SDL's own
-/// audio thread pulls from the queue under the device's lock).
-public final class DeviceAudioSink: AudioSink, @unchecked Sendable {
-    private let lock = NSLock()
-    private var device: SDL_AudioDeviceID = 0
-    private var format: (sampleRate: Int, channels: Int)?
-    /// The device's own buffer, in frames: sound already taken from the queue but not yet heard.
-    private var deviceFrames = 0
-    /// The newest samples queued (a little more than the player keeps queued), for ``fadeOutUnplayed()``.
-    private var recent: [Float] = []
-    /// The device plays: unpaused at the first sound queued after it opened.
-    private var started = false
+public final class DeviceAudioSink: AudioSink, Sendable {
+    /// The device and its format. SDL is called under it (the play loop queues, ``close()`` may come from another
+    /// thread), so the device cannot close between reading its id and queueing; SDL's own audio thread pulls from
+    /// the queue under the device's lock and calls nothing of ours.
+    private let state = Mutex(State())
+
+    private struct State {
+        var device: SDL_AudioDeviceID = 0
+        var format: (sampleRate: Int, channels: Int)?
+        /// The device's own buffer, in frames: sound already taken from the queue but not yet heard.
+        var deviceFrames = 0
+        /// The newest samples queued (a little more than the player keeps queued), for ``fadeOutUnplayed()``.
+        var recent: [Float] = []
+        /// The device plays: unpaused at the first sound queued after it opened.
+        var started = false
+
+        mutating func open(_ sampleRate: Int, _ channels: Int) {
+            if device != 0 { SDL_CloseAudioDevice(device) }
+            var wanted = SDL_AudioSpec()
+            wanted.freq = Int32(sampleRate)
+            wanted.format = liveplay_sdl_audio_f32()
+            wanted.channels = UInt8(clamping: channels)
+            // About 23 ms at 44.1 kHz: small, so the queue (which the player keeps short) is most of what is held.
+            wanted.samples = 1024
+            var obtained = SDL_AudioSpec()
+            device = SDL_OpenAudioDevice(nil, 0, &wanted, &obtained, 0)
+            format = (sampleRate, channels)
+            deviceFrames = device == 0 ? 0 : Int(obtained.samples)
+            started = false
+        }
+    }
 
     /// Initialises SDL's audio; the device opens with the first sound.
     public init() throws(WindowError) {
@@ -31,76 +50,64 @@ public final class DeviceAudioSink: AudioSink, @unchecked Sendable {
     deinit { close() }
 
     public func play(_ audio: AudioSamples) {
-        lock.withLock {
-            if format.map({ $0 != (audio.sampleRate, audio.channels) }) ?? true { open(audio.sampleRate, audio.channels) }
-            guard device != 0 else { return }
+        state.withLock { state in
+            if state.format.map({ $0 != (audio.sampleRate, audio.channels) }) ?? true {
+                state.open(audio.sampleRate, audio.channels)
+            }
+            guard state.device != 0 else { return }
             audio.samples.withUnsafeBytes { bytes in
-                _ = SDL_QueueAudio(device, bytes.baseAddress, UInt32(bytes.count))
+                _ = SDL_QueueAudio(state.device, bytes.baseAddress, UInt32(bytes.count))
             }
             // Started once the first sound is queued: started empty, its first callbacks would play silence first.
-            if !started {
-                SDL_PauseAudioDevice(device, 0)
-                started = true
+            if !state.started {
+                SDL_PauseAudioDevice(state.device, 0)
+                state.started = true
             }
-            recent += audio.samples
+            state.recent += audio.samples
             let kept = audio.sampleRate * audio.channels / 2
-            if recent.count > 2 * kept { recent.removeFirst(recent.count - kept) }
+            if state.recent.count > 2 * kept { state.recent.removeFirst(state.recent.count - kept) }
         }
     }
 
     /// Lets go of the sound queued and not yet heard, fading out over its first 10 ms (the device's own buffer,
     /// about 23 ms, plays out first): a switch to another stream is heard at once, without a click.
     public func fadeOutUnplayed() {
-        lock.withLock {
-            guard device != 0, let format else { return }
+        state.withLock { state in
+            guard state.device != 0, let format = state.format else { return }
+            let device = state.device
             SDL_LockAudioDevice(device)
             defer { SDL_UnlockAudioDevice(device) }
-            let queued = min(recent.count, Int(SDL_GetQueuedAudioSize(device)) / MemoryLayout<Float>.size)
+            let queued = min(state.recent.count, Int(SDL_GetQueuedAudioSize(device)) / MemoryLayout<Float>.size)
             SDL_ClearQueuedAudio(device)
             let channels = format.channels
             let frames = min(queued / max(1, channels), format.sampleRate / 100)
             guard frames > 0 else { return }
-            let start = recent.count - queued
-            var tail = Array(recent[start..<(start + frames * channels)])
+            let start = state.recent.count - queued
+            var tail = Array(state.recent[start..<(start + frames * channels)])
             for frame in 0..<frames {
                 let gain = Float(frames - frame) / Float(frames + 1)
                 for channel in 0..<channels { tail[frame * channels + channel] *= gain }
             }
             tail.withUnsafeBytes { bytes in _ = SDL_QueueAudio(device, bytes.baseAddress, UInt32(bytes.count)) }
-            recent.removeAll(keepingCapacity: true)
+            state.recent.removeAll(keepingCapacity: true)
         }
     }
 
     public var unplayedDuration: Duration? {
-        lock.withLock {
-            guard device != 0, let format else { return .zero }
+        state.withLock { state in
+            guard state.device != 0, let format = state.format else { return .zero }
             let bytesPerFrame = format.channels * MemoryLayout<Float>.size
-            let frames = Int(SDL_GetQueuedAudioSize(device)) / bytesPerFrame + deviceFrames
+            let frames = Int(SDL_GetQueuedAudioSize(state.device)) / bytesPerFrame + state.deviceFrames
             return .seconds(Double(frames) / Double(format.sampleRate))
         }
     }
 
     /// Stops the sound and closes the device.
     public func close() {
-        lock.withLock {
-            if device != 0 { SDL_CloseAudioDevice(device) }
-            device = 0
-            format = nil
+        state.withLock { state in
+            if state.device != 0 { SDL_CloseAudioDevice(state.device) }
+            state.device = 0
+            state.format = nil
         }
-    }
-
-    private func open(_ sampleRate: Int, _ channels: Int) {
-        if device != 0 { SDL_CloseAudioDevice(device) }
-        var wanted = SDL_AudioSpec()
-        wanted.freq = Int32(sampleRate)
-        wanted.format = liveplay_sdl_audio_f32()
-        wanted.channels = UInt8(clamping: channels)
-        // About 23 ms at 44.1 kHz: small, so the queue (which the player keeps short) is most of what is held.
-        wanted.samples = 1024
-        var obtained = SDL_AudioSpec()
-        device = SDL_OpenAudioDevice(nil, 0, &wanted, &obtained, 0)
-        format = (sampleRate, channels)
-        deviceFrames = device == 0 ? 0 : Int(obtained.samples)
-        started = false
     }
 }

@@ -7,6 +7,6 @@
 // holds unplayed, so the device clock is the player's master clock.
 //
 // Threads: the window runs SDL's video and event loop on a thread of its own (`liveplay-window`), started by
-// ``PlayerWindow/init(options:onAction:)`` and ended by ``PlayerWindow/close()``; frames reach it through a
-// one-picture mailbox (the newest wins) and a wake-up event. SDL's audio device pulls queued sound on SDL's own
-// audio thread; the play loop queues it (`SDL_QueueAudio` locks the device).
+// ``PlayerWindow/init(options:onAction:)`` and ended by ``PlayerWindow/close()`` (both awaited: nothing blocks on
+// it); frames reach it through a one-picture mailbox (the newest wins) and a wake-up event. SDL's audio device
+// pulls queued sound on SDL's own audio thread; the play loop queues it (`SDL_QueueAudio` locks the device).

@@ -1,6 +1,7 @@
 internal import CSDL2
 import Foundation
 public import LivePlay
+import Synchronization
 
 /// What went wrong opening the window or the sound device.
 public struct WindowError: Error, Sendable, CustomStringConvertible {
@@ -31,11 +32,9 @@ public struct WindowError: Error, Sendable, CustomStringConvertible {
 ///
 /// The player calls ``present(_:timing:)`` at each picture's presentation time; the picture (libavcodec's
 /// buffer, no copy) goes to the window thread, which uploads its planes as they are — a YUV texture for
-/// `yuv420p`/`yuvj420p` and `nv12`, converted to RGB only for other formats — and draws it at once.
-///
-/// `@unchecked Sendable`: the mailbox, requests and state the play loop and the window thread share are read and
-/// written under `lock`; SDL objects are touched on the window thread only.
-public final class PlayerWindow: VideoSink, @unchecked Sendable {
+/// `yuv420p`/`yuvj420p` and `nv12`, converted to RGB only for other formats — and draws it at once. SDL objects
+/// are touched on the window thread only; nothing waits on it blocked: the opening and ``close()`` are awaited.
+public final class PlayerWindow: VideoSink, Sendable {
     /// What a key asks for; the front end carries it out on the player (the window does `f` itself).
     public enum Action: Sendable, Hashable {
         case togglePause, toggleMute
@@ -80,82 +79,83 @@ public final class PlayerWindow: VideoSink, @unchecked Sendable {
             + "frames with --video-out FILE or --video-out - | ffplay -)"
     }
 
-    private let lock = NSLock()
     private let options: Options
     private let onAction: @Sendable (Action) -> Void
-    private var pending: (frame: VideoFrame, timing: FrameTiming)?
-    private var statusText: String?
-    private var titleText: String
-    private var overlayLines: [String] = []
-    private var readBackRequests: [CheckedContinuation<RGBPicture?, Never>] = []
-    private var closing = false
-    private var thread: Thread?
-    private let ended = DispatchSemaphore(value: 0)
-    /// SDL's user event that wakes the window thread (registered on it).
-    private var wakeEvent: UInt32 = 0
-    private var storedRendererName = ""
+    /// The mailbox the callers fill and the window thread empties on each turn of its event loop.
+    private let state: Mutex<State>
+
+    private struct State {
+        var pending: (frame: VideoFrame, timing: FrameTiming)?
+        var statusText: String?
+        var titleText: String
+        var overlayLines: [String] = []
+        var readBackRequests: [CheckedContinuation<RGBPicture?, Never>] = []
+        var closing = false
+        /// The window thread has ended (or never opened the window), and with it whoever waited in ``close()``.
+        var ended = false
+        var closeWaiters: [CheckedContinuation<Void, Never>] = []
+        /// SDL's user event that wakes the window thread (registered on it).
+        var wakeEvent: UInt32 = 0
+        var rendererName = ""
+    }
 
     /// SDL's name for the renderer drawing the window (`opengl` where there is GL, else `software`).
-    public var rendererName: String { lock.withLock { storedRendererName } }
+    public var rendererName: String { state.withLock { $0.rendererName } }
 
-    /// Opens the window (on its thread) and returns once it is up, or throws why it could not open.
-    public init(options: Options, onAction: @escaping @Sendable (Action) -> Void) throws(WindowError) {
+    /// Opens the window (on its thread) and returns once it is up, or throws why it could not open. The window
+    /// thread holds the window until ``close()``.
+    public init(options: Options, onAction: @escaping @Sendable (Action) -> Void) async throws(WindowError) {
         if let reason = Self.displayUnavailableReason() { throw WindowError(.noDisplay, reason) }
         self.options = options
         self.onAction = onAction
-        titleText = options.title
-        let started = DispatchSemaphore(value: 0)
-        let failure = LockedBox<WindowError?>(nil)
-        let thread = Thread { [self] in
-            let renderer: WindowRenderer
-            do throws(WindowError) {
-                renderer = try WindowRenderer(options: options)
-            } catch {
-                failure.value = error
-                started.signal()
-                ended.signal()
-                return
+        state = Mutex(State(titleText: options.title))
+        let failure: WindowError? = await withCheckedContinuation { started in
+            let thread = Thread { [self] in
+                let renderer: WindowRenderer
+                do throws(WindowError) {
+                    renderer = try WindowRenderer(options: options)
+                } catch {
+                    threadEnded()
+                    started.resume(returning: error)
+                    return
+                }
+                state.withLock {
+                    $0.wakeEvent = renderer.wakeEvent
+                    $0.rendererName = renderer.name
+                }
+                started.resume(returning: nil)
+                run(renderer)
+                renderer.close()
+                threadEnded()
             }
-            lock.withLock {
-                wakeEvent = renderer.wakeEvent
-                storedRendererName = renderer.name
-            }
-            started.signal()
-            run(renderer)
-            renderer.close()
-            ended.signal()
+            thread.name = "liveplay-window"
+            thread.start()
         }
-        thread.name = "liveplay-window"
-        self.thread = thread
-        thread.start()
-        started.wait()
-        if let error = failure.value { throw error }
+        if let failure { throw failure }
     }
 
-    deinit { close() }
-
     public func present(_ frame: VideoFrame, timing: FrameTiming) {
-        let event = lock.withLock {
-            pending = (frame, timing)
-            return wakeEvent
+        let event = state.withLock {
+            $0.pending = (frame, timing)
+            return $0.wakeEvent
         }
         Self.wake(event)
     }
 
     /// Names what the window shows (another stream after a switch); the status still follows it.
     public func setTitle(_ title: String) {
-        let event = lock.withLock {
-            titleText = title
-            return wakeEvent
+        let event = state.withLock {
+            $0.titleText = title
+            return $0.wakeEvent
         }
         Self.wake(event)
     }
 
     /// A line the window shows over the picture (“loading…”, “reconnecting…”), or nil for none.
     public func setStatus(_ text: String?) {
-        let event = lock.withLock {
-            statusText = text
-            return wakeEvent
+        let event = state.withLock {
+            $0.statusText = text
+            return $0.wakeEvent
         }
         Self.wake(event)
     }
@@ -163,9 +163,9 @@ public final class PlayerWindow: VideoSink, @unchecked Sendable {
     /// The figures the window draws over the picture while its overlay is on (`i` toggles it): a few short lines,
     /// in upper-case letters, digits and `. : / - % ( )`.
     public func setOverlay(_ lines: [String]) {
-        let event = lock.withLock {
-            overlayLines = lines
-            return wakeEvent
+        let event = state.withLock {
+            $0.overlayLines = lines
+            return $0.wakeEvent
         }
         Self.wake(event)
     }
@@ -173,25 +173,37 @@ public final class PlayerWindow: VideoSink, @unchecked Sendable {
     /// What the window shows now, read back from the renderer (RGB, the window's size).
     public func readBack() async -> RGBPicture? {
         await withCheckedContinuation { continuation in
-            let event: UInt32? = lock.withLock {
-                guard !closing else { return nil }
-                readBackRequests.append(continuation)
-                return wakeEvent
+            let event: UInt32? = state.withLock { state in
+                guard !state.closing else { return nil }
+                state.readBackRequests.append(continuation)
+                return state.wakeEvent
             }
             if let event { Self.wake(event) } else { continuation.resume(returning: nil) }
         }
     }
 
-    /// Closes the window and ends its thread.
-    public func close() {
-        let event: UInt32? = lock.withLock {
-            guard !closing else { return nil }
-            closing = true
-            return wakeEvent
+    /// Closes the window and returns once its thread has ended (a second call returns at once).
+    public func close() async {
+        await withCheckedContinuation { (closed: CheckedContinuation<Void, Never>) in
+            let event: UInt32? = state.withLock { state in
+                guard !state.closing else { return nil }
+                state.closing = true
+                guard !state.ended else { return nil }
+                state.closeWaiters.append(closed)
+                return state.wakeEvent
+            }
+            if let event { Self.wake(event) } else { closed.resume() }
         }
-        guard let event else { return }
-        Self.wake(event)
-        ended.wait()
+    }
+
+    /// The window thread's last step: whoever waits in ``close()`` returns.
+    private func threadEnded() {
+        let waiters = state.withLock { state in
+            state.ended = true
+            defer { state.closeWaiters = [] }
+            return state.closeWaiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     private static func wake(_ type: UInt32) {
@@ -220,12 +232,15 @@ public final class PlayerWindow: VideoSink, @unchecked Sendable {
                     if renderer.needsRedraw(event) { renderer.redraw() }
                 } while SDL_PollEvent(&event) != 0
             }
-            let (frame, status, overlay, requests, isClosing) = lock.withLock {
+            let (frame, status, overlay, requests, isClosing) = state.withLock { state in
                 defer {
-                    pending = nil
-                    readBackRequests = []
+                    state.pending = nil
+                    state.readBackRequests = []
                 }
-                return (pending, (titleText, statusText), overlayLines, readBackRequests, closing)
+                return (
+                    state.pending, (state.titleText, state.statusText), state.overlayLines, state.readBackRequests,
+                    state.closing
+                )
             }
             if overlay != renderer.overlay {
                 renderer.overlay = overlay
@@ -236,16 +251,5 @@ public final class PlayerWindow: VideoSink, @unchecked Sendable {
             for request in requests { request.resume(returning: renderer.readPixels()) }
             if isClosing { return }
         }
-    }
-}
-
-/// A value under a lock, for what crosses the window thread's start.
-final class LockedBox<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
     }
 }

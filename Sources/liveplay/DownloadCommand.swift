@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LivePlay
+import Synchronization
 
 /// `liveplay download URL…`: HTTP FLV files into the media cache, resumable, one JSON line per update.
 struct DownloadCommand: AsyncParsableCommand {
@@ -126,12 +127,9 @@ struct DownloadCommand: AsyncParsableCommand {
 }
 
 /// The downloads' failures, from the updates' callback.
-///
-/// `@unchecked Sendable`: `errors` is read and written under `lock`.
-private final class Failures: @unchecked Sendable {
-    private let lock = NSLock()
-    private var errors: [CacheError] = []
+private final class Failures: Sendable {
+    private let errors = Mutex<[CacheError]>([])
 
-    func append(_ error: CacheError) { lock.withLock { errors.append(error) } }
-    var first: CacheError? { lock.withLock { errors.first } }
+    func append(_ error: CacheError) { errors.withLock { $0.append(error) } }
+    var first: CacheError? { errors.withLock { $0.first } }
 }

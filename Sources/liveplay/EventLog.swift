@@ -5,9 +5,7 @@ import LivePlay
 /// readable lines and a live status line for a person. Thread-safe: the player's delivery thread, the
 /// frame tracer on the play loop and the command all write here. Every line is flushed as it is written,
 /// so `liveplay URL | tool` sees events as they happen.
-///
-/// `@unchecked Sendable`: every mutable field is read and written under `lock`.
-final class EventLog: LivePlayListener, @unchecked Sendable {
+final class EventLog: LivePlayListener, Sendable {
     /// The version of the JSON lines' schema (`"v"`); fields are only ever added within a version.
     static let schemaVersion = 1
 
@@ -23,22 +21,10 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
     let streamID: String?
     /// Events below this level are not logged (statuses always are): `info` logs every event.
     let level: LogLevelOption
-    /// Called once when writing fails because the reader went away (`| head`): the run stops then.
-    var onBroken: (@Sendable () -> Void)?
-    private let output: FileHandle
-    /// Guards writing; logs of several streams sharing one output share one, so their lines never interleave.
-    private let lock: NSLock
-    private var statusShown = false
-    /// The status line on a terminal, drawn again under each event line.
-    private var statusText: String?
-    /// The net status the line shows, made again to fit when the terminal's width changes.
-    private var lastStatus: NetStatus?
-    private var failedWrite = false
+    /// Where the lines go; logs of several streams share one, so their lines never interleave.
+    let output: LogOutput
 
-    init(
-        style: Style, output: FileHandle, streamID: String? = nil, level: LogLevelOption = .info, sharing lock: NSLock = NSLock()
-    ) {
-        self.lock = lock
+    init(style: Style, output: LogOutput, streamID: String? = nil, level: LogLevelOption = .info) {
         self.style = style
         self.output = output
         self.streamID = streamID
@@ -104,16 +90,7 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
             write(line.line)
         case .human(let statusLine):
             if statusLine {
-                // One line that never wraps: a wrapped line cannot be redrawn in place. The width is read
-                // each time, so a resized terminal gets a clean line on the next second.
-                lock.withLock {
-                    let erase = eraseStatus()
-                    let text = StatusLine.text(status, columns: Self.terminalColumns(output.fileDescriptor))
-                    statusShown = true
-                    statusText = text
-                    lastStatus = status
-                    put(erase + text)
-                }
+                output.showStatus(status)
             } else {
                 let text = StatusLine.text(status, columns: .max)
                 write(String(format: "%7.3fs status ", Double(status.elapsedMilliseconds) / 1000) + text)
@@ -161,54 +138,21 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
 
     /// A sentence for stderr, whatever the log's format; on a terminal the status line is redrawn below it.
     func error(_ text: String) {
-        lock.withLock {
-            let clears = statusShown && output === FileHandle.standardOutput && isatty(STDERR_FILENO) == 1
-            if clears { put(eraseStatus()) }
-            FileHandle.standardError.write(Data((text + "\n").utf8))
-            if clears, let statusText { put(statusText) }
-        }
+        output.error(text)
     }
 
     /// Clears the live status line: the summary above it has the run's last figures, and the shell prompt starts
     /// on a clean line.
     func close() {
-        lock.withLock {
-            if statusShown { put(eraseStatus()) }
-            statusShown = false
-            statusText = nil
-            lastStatus = nil
-        }
+        output.clearStatus()
     }
 
     /// Whether writing failed (the reader went away): the command stops then.
-    var broken: Bool { lock.withLock { failedWrite } }
-
-    /// Moves to the start of the status line drawn last and clears from there to the end of the screen. A
-    /// terminal made narrower since wraps that line onto more rows: the cursor goes up over all of them, so
-    /// no fragment of it is left behind.
-    private func eraseStatus() -> String {
-        guard statusShown, let statusText else { return "\r\u{1B}[K" }
-        let columns = Self.terminalColumns(output.fileDescriptor)
-        let rows = max(1, (statusText.count + columns - 1) / columns)
-        return (rows > 1 ? "\u{1B}[\(rows - 1)A" : "") + "\r\u{1B}[J"
-    }
+    var broken: Bool { output.broken }
 
     /// Draws the status line again at once (the terminal was resized: `SIGWINCH`).
     func redrawStatus() {
-        lock.withLock {
-            guard statusShown, let status = lastStatus else { return }
-            let erase = eraseStatus()
-            let text = StatusLine.text(status, columns: Self.terminalColumns(output.fileDescriptor))
-            statusText = text
-            put(erase + text)
-        }
-    }
-
-    /// The terminal's width, or 80 when it cannot be read.
-    static func terminalColumns(_ descriptor: Int32) -> Int {
-        var size = winsize()
-        guard ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
-        return Int(size.ws_col)
+        output.redrawStatus()
     }
 
     /// Text from the stream (metadata, messages) shown on a terminal: control characters are written as
@@ -236,31 +180,7 @@ final class EventLog: LivePlayListener, @unchecked Sendable {
     }
 
     private func write(_ text: String) {
-        lock.withLock {
-            guard statusShown, let statusText else {
-                put(text + "\n")
-                return
-            }
-            // The event takes the status line's place; the status is drawn again below it, fitted to the
-            // width the terminal has now.
-            let erase = eraseStatus()
-            let fitted = lastStatus.map {
-                StatusLine.text($0, columns: Self.terminalColumns(output.fileDescriptor))
-            } ?? statusText
-            self.statusText = fitted
-            put(erase + text + "\n" + fitted)
-        }
-    }
-
-    /// Writes now (no buffering); a failed write is remembered, never fatal (SIGPIPE is ignored).
-    private func put(_ text: String) {
-        guard !failedWrite else { return }
-        do {
-            try output.write(contentsOf: Data(text.utf8))
-        } catch {
-            failedWrite = true
-            onBroken?()
-        }
+        output.write(text)
     }
 }
 

@@ -3,6 +3,7 @@ import LivePlay
 import Logging
 
 import Foundation
+import Synchronization
 
 struct InspectCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -245,12 +246,9 @@ enum Standard {
 }
 
 /// The error event that ended a live inspection, for its message.
-///
-/// `@unchecked Sendable`: its one field is read and written under `lock`.
-private final class LockedFailure: @unchecked Sendable {
-    private let lock = NSLock()
-    private var event: PlayEvent?
+private final class LockedFailure: Sendable {
+    private let event = Mutex<PlayEvent?>(nil)
 
-    func set(_ event: PlayEvent) { lock.withLock { self.event = event } }
-    var message: String? { lock.withLock { event?.message } }
+    func set(_ event: PlayEvent) { self.event.withLock { $0 = event } }
+    var message: String? { event.withLock { $0?.message } }
 }

@@ -131,9 +131,8 @@ struct MonitorCommand: AsyncParsableCommand {
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
         let shard = Shard(parsing: shard)!
-        let output = FileHandle.standardOutput
-        let writes = NSLock()
-        let notes = EventLog(style: .json, output: output, sharing: writes)
+        let output = LogOutput(.standardOutput)
+        let notes = EventLog(style: .json, output: output)
         let (statuses, level, secrets) = (!noStatuses, logLevel, showSecrets)
         // The players' own diagnostics in the CLI's one voice, only from --log-level debug (as `play`'s).
         LoggingSystem.bootstrap { _ in PlainLogHandler(log: notes, level: level) }
@@ -144,7 +143,7 @@ struct MonitorCommand: AsyncParsableCommand {
         let monitor = Monitor(
             shard: shard, options: MonitorOptions(configuration: configuration, startsPerSecond: startRate),
             listeners: { stream in
-                let log = EventLog(style: .json, output: output, streamID: stream.id, level: level, sharing: writes)
+                let log = EventLog(style: .json, output: output, streamID: stream.id, level: level)
                 log.start(url: secrets ? stream.url : Redaction.url(stream.url), mode: "monitor")
                 return statuses ? log : EventsOnly(log)
             },
@@ -190,7 +189,7 @@ struct MonitorCommand: AsyncParsableCommand {
 }
 
 /// A stream's log without its status lines.
-private final class EventsOnly: LivePlayListener, @unchecked Sendable {
+private final class EventsOnly: LivePlayListener, Sendable {
     let log: EventLog
     init(_ log: EventLog) { self.log = log }
     func onPlayEvent(_ event: PlayEvent) { log.onPlayEvent(event) }

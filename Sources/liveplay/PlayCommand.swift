@@ -3,6 +3,7 @@ import Foundation
 import LivePlay
 import LivePlayWindow
 import Logging
+import Synchronization
 
 /// `liveplay URL`: play a live stream; print its events and once-per-second status, for a person or (JSON
 /// lines) for monitoring; optionally write the decoded pictures and sound.
@@ -213,7 +214,8 @@ struct PlayCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.unavailable)
         }
         let log = EventLog(
-            style: style, output: logToStandardError ? .standardError : .standardOutput, streamID: id, level: level)
+            style: style, output: LogOutput(logToStandardError ? .standardError : .standardOutput), streamID: id,
+            level: level)
         CodecLog.route(minimum: level.codecLevel) { _, text in log.error("liveplay: " + text) }
 
         var demo: BuiltInDemo?
@@ -251,7 +253,7 @@ struct PlayCommand: AsyncParsableCommand {
         log.start(url: shown, mode: mode.rawValue)
 
         let stop = StopSignal()
-        log.onBroken = { stop.fire(.outputClosed) }
+        log.output.onBroken = { stop.fire(.outputClosed) }
         let sinks: Outputs
         do {
             sinks = try outputs.make()
@@ -269,7 +271,7 @@ struct PlayCommand: AsyncParsableCommand {
         var frontEnd: WindowFrontEnd?
         if window {
             do {
-                let opened = try WindowFrontEnd(
+                let opened = try await WindowFrontEnd(
                     title: "liveplay — \(shown)", player: player, stop: stop, log: log, renderMode: outputs.renderMode.mode,
                     rotation: RenderRotation(rawValue: outputs.rotation) ?? .rotation0)
                 player.setVideoSink(VideoFanOut([presented, opened.window] + sinks.video))
@@ -330,7 +332,7 @@ struct PlayCommand: AsyncParsableCommand {
         }
         signals.cancel()
         resizes.cancel()
-        frontEnd?.close()
+        await frontEnd?.close()
         let outputFailure = sinks.finish()
         log.close()
         await demo?.stop()
@@ -379,13 +381,12 @@ struct PlayCommand: AsyncParsableCommand {
 
 
 /// Counts presented pictures for `--frames`, and traces them for `--trace-frames`.
-///
-/// `@unchecked Sendable`: `present` runs only on the play loop's thread, the one place `count` changes.
-final class PresentedFrames: VideoSink, @unchecked Sendable {
+final class PresentedFrames: VideoSink, Sendable {
     private let limit: Int?
     private let log: EventLog?
     private let stop: StopSignal
-    private var count = 0
+    /// Changed only by `present`, on the play loop's thread: the lock is never contended.
+    private let count = Mutex(0)
 
     init(limit: Int?, log: EventLog?, stop: StopSignal) {
         self.limit = limit
@@ -395,8 +396,11 @@ final class PresentedFrames: VideoSink, @unchecked Sendable {
 
     func present(_ frame: VideoFrame, timing: FrameTiming) {
         log?.frame(timing, shownAt: Date())
-        count += 1
-        if let limit, count == limit { stop.fire(.frames) }
+        let presented = count.withLock {
+            $0 += 1
+            return $0
+        }
+        if let limit, presented == limit { stop.fire(.frames) }
     }
 }
 

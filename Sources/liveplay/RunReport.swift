@@ -1,24 +1,26 @@
 import Foundation
 import LivePlay
+import Synchronization
 
 /// What a person needs to know of a run, apart from the log: whether media ever played (the exit rule),
 /// and, on stderr as one plain sentence each, why a first connection failed (at once, while retries go on)
 /// and why the run ended badly. Forwards every update to the log unchanged.
-///
-/// `@unchecked Sendable`: every mutable field is read and written under `lock`.
-final class RunReport: LivePlayListener, @unchecked Sendable {
+final class RunReport: LivePlayListener, Sendable {
     private let log: EventLog
     private let target: String
     /// Reconnect attempts after a failure (`--retries`): with none, nothing is retried.
     private let retries: Int
-    private let lock = NSLock()
-    private var began = false
-    private var connected = false
-    private var toldConnectFailure = false
-    private var lastError: PlayEvent?
-    private var recordingStopped = false
-    /// Media on demand was read to its end before the start position (`--start` past the end).
-    private var pastTheEnd: PlayEvent?
+    private let state = Mutex(State())
+
+    private struct State {
+        var began = false
+        var connected = false
+        var toldConnectFailure = false
+        var lastError: PlayEvent?
+        var recordingStopped = false
+        /// Media on demand was read to its end before the start position (`--start` past the end).
+        var pastTheEnd: PlayEvent?
+    }
 
     /// - Parameters:
     ///   - target: the URL as it may be shown (redacted unless secrets are shown).
@@ -31,37 +33,37 @@ final class RunReport: LivePlayListener, @unchecked Sendable {
 
     /// Playback began at least once (`PLAY_EVT_PLAY_BEGIN`): a picture was shown or sound heard (media
     /// received, in probe mode).
-    var playedMedia: Bool { lock.withLock { began } }
+    var playedMedia: Bool { state.withLock { $0.began } }
 
     /// The error event that ended the run, if one did.
-    var failure: PlayEvent? { lock.withLock { lastError } }
+    var failure: PlayEvent? { state.withLock { $0.lastError } }
 
     /// A recording stopped because it could not be written (`LIVEPLAY_WARNING_RECORD_FAILED`): the run exits 74
     /// even when playback went on, since what the person asked to keep is not all kept.
-    var recordingFailed: Bool { lock.withLock { recordingStopped } }
+    var recordingFailed: Bool { state.withLock { $0.recordingStopped } }
 
     func onPlayEvent(_ event: PlayEvent) {
         log.onPlayEvent(event)
-        let tell: String? = lock.withLock {
+        let tell: String? = state.withLock { state in
             switch event.code {
             case .playBegin:
-                began = true
+                state.began = true
             case .connectSucceeded, .rtmpStreamBegin:
-                connected = true
+                state.connected = true
             case .playEnd where event.parameters["past_end"] == .bool(true):
-                pastTheEnd = event
+                state.pastTheEnd = event
             case .recordFailed:
-                recordingStopped = true
+                state.recordingStopped = true
                 let path = event.parameters["path"].map(String.init(describing:)) ?? ""
                 let named = path.isEmpty || event.message.contains(path) ? "" : " (\(path))"
                 return "the \(event.message)\(named); playback goes on, and the exit status will be 74."
             case .dnsFailed, .serverConnectFailed, .handshakeFailed:
-                guard !connected, !toldConnectFailure else { break }
+                guard !state.connected, !state.toldConnectFailure else { break }
                 // TXLivePlayer retries a first connection too, and so does liveplay; the person hears why now.
-                toldConnectFailure = true
+                state.toldConnectFailure = true
                 return "\(event.message) (\(target)); \(Self.hint(event.code))" + (retries > 0 ? " Retrying…" : "")
             default:
-                if event.code.isError { lastError = event }
+                if event.code.isError { state.lastError = event }
             }
             return nil
         }
@@ -74,7 +76,7 @@ final class RunReport: LivePlayListener, @unchecked Sendable {
 
     /// `--start` was past the end of the media: a value out of range, told with the media's length.
     var startPastTheEnd: String? {
-        lock.withLock { pastTheEnd.map { "liveplay: --start: \($0.message) (\(target))." } }
+        state.withLock { $0.pastTheEnd }.map { "liveplay: --start: \($0.message) (\(target))." }
     }
 
     /// The one sentence for stderr when the run ends without having played, or with an error.

@@ -1,5 +1,6 @@
 import Foundation
 import LivePlay
+import Synchronization
 
 /// Why `liveplay URL` stopped.
 enum StopReason: Sendable {
@@ -31,19 +32,20 @@ enum StopReason: Sendable {
 }
 
 /// The first reason to stop, from whoever sees it (a signal, the frame count).
-///
-/// `@unchecked Sendable`: the reason and the waiter are read and written under `lock`.
-final class StopSignal: @unchecked Sendable {
-    private let lock = NSLock()
-    private var fired: StopReason?
-    private var waiter: CheckedContinuation<StopReason?, Never>?
+final class StopSignal: Sendable {
+    private let state = Mutex(State())
+
+    private struct State {
+        var fired: StopReason?
+        var waiter: CheckedContinuation<StopReason?, Never>?
+    }
 
     func fire(_ reason: StopReason) {
-        let waiter: CheckedContinuation<StopReason?, Never>? = lock.withLock {
-            guard fired == nil else { return nil }
-            fired = reason
-            defer { self.waiter = nil }
-            return self.waiter
+        let waiter: CheckedContinuation<StopReason?, Never>? = state.withLock { state in
+            guard state.fired == nil else { return nil }
+            state.fired = reason
+            defer { state.waiter = nil }
+            return state.waiter
         }
         waiter?.resume(returning: reason)
     }
@@ -52,18 +54,18 @@ final class StopSignal: @unchecked Sendable {
     func reason() async -> StopReason? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let ready: (Bool, StopReason?) = lock.withLock {
-                    if let fired { return (true, fired) }
+                let ready: (Bool, StopReason?) = state.withLock { state in
+                    if let fired = state.fired { return (true, fired) }
                     if Task.isCancelled { return (true, nil) }
-                    waiter = continuation
+                    state.waiter = continuation
                     return (false, nil)
                 }
                 if ready.0 { continuation.resume(returning: ready.1) }
             }
         } onCancel: {
-            let waiter: CheckedContinuation<StopReason?, Never>? = lock.withLock {
-                defer { self.waiter = nil }
-                return self.waiter
+            let waiter: CheckedContinuation<StopReason?, Never>? = state.withLock { state in
+                defer { state.waiter = nil }
+                return state.waiter
             }
             waiter?.resume(returning: nil)
         }

@@ -1,32 +1,37 @@
 import Foundation
 import LivePlay
 import LivePlayWindow
+import Synchronization
 
 /// `liveplay URL --window`: the picture in a desktop window, the sound through the sound device (the master
 /// clock), and the keys on the player (README "Watch and listen").
-final class WindowFrontEnd: @unchecked Sendable {
+final class WindowFrontEnd: Sendable {
     let window: PlayerWindow
     /// nil when no sound device opens: the picture still plays, against the monotonic clock.
     let sound: DeviceAudioSink?
     private let player: LivePlayer
     private let log: EventLog
-    private let lock = NSLock()
-    private var paused = false
-    private var muted = false
-    private var volume = 100
-    private var rotation: RenderRotation
-    private var streamStep: (@Sendable (Int) -> Void)?
+    /// What the keys have set; the player is told outside the lock.
+    private let state: Mutex<State>
+
+    private struct State {
+        var paused = false
+        var muted = false
+        var volume = 100
+        var rotation: RenderRotation
+        var streamStep: (@Sendable (Int) -> Void)?
+    }
 
     /// Opens the window and the sound device; `stop` ends playback on `q`, Escape or closing the window.
     init(
         title: String, player: LivePlayer, stop: StopSignal, log: EventLog, renderMode: RenderMode,
         rotation: RenderRotation
-    ) throws(WindowError) {
+    ) async throws(WindowError) {
         self.player = player
         self.log = log
-        self.rotation = rotation
+        state = Mutex(State(rotation: rotation))
         let actions = LockedActions()
-        window = try PlayerWindow(options: PlayerWindow.Options(title: title)) { actions.handle($0) }
+        window = try await PlayerWindow(options: PlayerWindow.Options(title: title)) { actions.handle($0) }
         do {
             sound = try DeviceAudioSink()
         } catch {
@@ -42,47 +47,47 @@ final class WindowFrontEnd: @unchecked Sendable {
 
     /// `n` / `p` go to `step` with +1 / −1 (a list of streams, ``StreamSwitcher``).
     func switchesStreams(with step: @escaping @Sendable (Int) -> Void) {
-        lock.withLock { streamStep = step }
+        state.withLock { $0.streamStep = step }
     }
 
-    func close() {
-        window.close()
+    func close() async {
+        await window.close()
         sound?.close()
     }
 
     private func perform(_ action: PlayerWindow.Action) {
         switch action {
         case .togglePause:
-            let pause = lock.withLock {
-                paused.toggle()
-                return paused
+            let pause = state.withLock {
+                $0.paused.toggle()
+                return $0.paused
             }
             if pause { player.pause() } else { player.resume() }
         case .toggleMute:
-            player.setMute(lock.withLock {
-                muted.toggle()
-                return muted
+            player.setMute(state.withLock {
+                $0.muted.toggle()
+                return $0.muted
             })
         case .volume(let delta):
-            player.setVolume(lock.withLock {
-                volume = min(100, max(0, volume + delta))
-                return volume
+            player.setVolume(state.withLock {
+                $0.volume = min(100, max(0, $0.volume + delta))
+                return $0.volume
             })
         case .mode(let mode):
             player.setMode(mode)
         case .goLive:
             player.goToLiveEdge()
         case .rotate:
-            player.setRenderRotation(lock.withLock {
-                rotation = RenderRotation(rawValue: (rotation.rawValue + 90) % 360) ?? .rotation0
-                return rotation
+            player.setRenderRotation(state.withLock {
+                $0.rotation = RenderRotation(rawValue: ($0.rotation.rawValue + 90) % 360) ?? .rotation0
+                return $0.rotation
             })
         case .snapshot:
             saveSnapshot()
         case .nextStream:
-            lock.withLock { streamStep }?(1)
+            state.withLock { $0.streamStep }?(1)
         case .previousStream:
-            lock.withLock { streamStep }?(-1)
+            state.withLock { $0.streamStep }?(-1)
         case .toggleOverlay, .quit:
             break
         }
@@ -109,16 +114,15 @@ final class WindowFrontEnd: @unchecked Sendable {
 }
 
 /// The key handler, set once the front end exists (the window is opened first).
-private final class LockedActions: @unchecked Sendable {
-    private let lock = NSLock()
-    private var handler: (@Sendable (PlayerWindow.Action) -> Void)?
+private final class LockedActions: Sendable {
+    private let handler = Mutex<(@Sendable (PlayerWindow.Action) -> Void)?>(nil)
 
-    func set(_ handler: @escaping @Sendable (PlayerWindow.Action) -> Void) { lock.withLock { self.handler = handler } }
-    func handle(_ action: PlayerWindow.Action) { lock.withLock { handler }?(action) }
+    func set(_ handler: @escaping @Sendable (PlayerWindow.Action) -> Void) { self.handler.withLock { $0 = handler } }
+    func handle(_ action: PlayerWindow.Action) { handler.withLock { $0 }?(action) }
 }
 
 /// Forwards to the run's report, and tells the window when the picture is frozen and why.
-final class WindowStatus: LivePlayListener, @unchecked Sendable {
+final class WindowStatus: LivePlayListener, Sendable {
     private let report: RunReport
     private let window: PlayerWindow
 

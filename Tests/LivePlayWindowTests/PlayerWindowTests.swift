@@ -19,6 +19,15 @@ import Testing
         return display
     }
 
+    /// A window open for `body`, closed however `body` ends (before the display it is on stops).
+    static func withWindow<Result>(
+        _ options: PlayerWindow.Options, onAction: @escaping @Sendable (PlayerWindow.Action) -> Void = { _ in },
+        _ body: (PlayerWindow) async throws -> Result
+    ) async throws -> Result {
+        let window = try await PlayerWindow(options: options, onAction: onAction)
+        return try await withCleanup { try await body(window) } cleanup: { await window.close() }
+    }
+
     /// ffmpeg's picture of frame `index` of `path`, rotated and fitted into `size` as `mode` asks.
     static func ffmpegPicture(
         _ path: String, index: Int, mode: RenderMode, rotation: RenderRotation, size: PictureSize
@@ -76,55 +85,55 @@ import Testing
         guard let display = try Self.display() else { return }
         defer { display.stop() }
         let frame = try #require(try Self.frames().dropFirst(10).first)
-        let window = try PlayerWindow(
-            options: .init(title: "liveplay window test", size: PictureSize(width: 480, height: 300))) { _ in }
-        defer { window.close() }
-        window.present(
-            frame,
-            timing: FrameTiming(pts: frame.pts, position: frame.pts, rate: 1, droppedBefore: 0, renderMode: mode, rotation: rotation))
-        let shown = try #require(await window.readBack())
-        // 480×300: every case scales the 320×240 picture (at exactly 1:1 ffmpeg's reference would take its fast
-        // unscaled path, which interpolates no chroma).
-        #expect(shown.width == 480 && shown.height == 300)
-        let expected = try Self.ffmpegPicture(
-            try Fixture.h264AAC.path(), index: 10, mode: mode, rotation: rotation,
-            size: PictureSize(width: shown.width, height: shown.height))
-        let psnr = Self.psnr(shown, expected)
-        if ProcessInfo.processInfo.environment["LIVEPLAY_DUMP"] != nil {
-            try Data(try PNGEncoder().encode(shown)).write(to: URL(fileURLWithPath: "/tmp/shown-\(mode)-\(rotation.rawValue).png"))
-            try Data(try PNGEncoder().encode(expected)).write(to: URL(fileURLWithPath: "/tmp/expected-\(mode)-\(rotation.rawValue).png"))
+        let size = PictureSize(width: 480, height: 300)
+        try await Self.withWindow(.init(title: "liveplay window test", size: size)) { window in
+            window.present(
+                frame,
+                timing: FrameTiming(pts: frame.pts, position: frame.pts, rate: 1, droppedBefore: 0, renderMode: mode, rotation: rotation))
+            let shown = try #require(await window.readBack())
+            // 480×300: every case scales the 320×240 picture (at exactly 1:1 ffmpeg's reference would take its fast
+            // unscaled path, which interpolates no chroma).
+            #expect(shown.width == 480 && shown.height == 300)
+            let expected = try Self.ffmpegPicture(
+                try Fixture.h264AAC.path(), index: 10, mode: mode, rotation: rotation,
+                size: PictureSize(width: shown.width, height: shown.height))
+            let psnr = Self.psnr(shown, expected)
+            if ProcessInfo.processInfo.environment["LIVEPLAY_DUMP"] != nil {
+                try Data(try PNGEncoder().encode(shown)).write(to: URL(fileURLWithPath: "/tmp/shown-\(mode)-\(rotation.rawValue).png"))
+                try Data(try PNGEncoder().encode(expected)).write(to: URL(fileURLWithPath: "/tmp/expected-\(mode)-\(rotation.rawValue).png"))
+            }
+            print("window (\(window.rendererName)) \(mode) \(rotation.rawValue)°: PSNR \(String(format: "%.1f", psnr)) dB against ffmpeg's decode")
+            #expect(psnr >= 35, "\(mode) \(rotation)")
+            // The geometry: fill-edge leaves black bars where the rotated picture does not reach (320×240 fits
+            // 480×300 as 400×300 with 40 px each side; a quarter turn as 225×300 with 127); fill-screen covers
+            // everything.
+            let column = { (x: Int) in (0..<shown.height).map { shown.pixels[($0 * shown.width + x) * 3] } }
+            let barWidth = mode == .fillScreen ? 0 : (rotation == .rotation90 || rotation == .rotation270 ? 127 : 40)
+            if barWidth > 0 {
+                #expect(column(barWidth / 2).allSatisfy { $0 < 16 }, "a black bar at the left")
+                #expect(column(shown.width - barWidth / 2).allSatisfy { $0 < 16 }, "a black bar at the right")
+            }
+            #expect(column(barWidth + 4).contains { $0 > 64 }, "the picture right after the bar")
         }
-        print("window (\(window.rendererName)) \(mode) \(rotation.rawValue)°: PSNR \(String(format: "%.1f", psnr)) dB against ffmpeg's decode")
-        #expect(psnr >= 35, "\(mode) \(rotation)")
-        // The geometry: fill-edge leaves black bars where the rotated picture does not reach (320×240 fits 480×300
-        // as 400×300 with 40 px each side; a quarter turn as 225×300 with 127); fill-screen covers everything.
-        let column = { (x: Int) in (0..<shown.height).map { shown.pixels[($0 * shown.width + x) * 3] } }
-        let barWidth = mode == .fillScreen ? 0 : (rotation == .rotation90 || rotation == .rotation270 ? 127 : 40)
-        if barWidth > 0 {
-            #expect(column(barWidth / 2).allSatisfy { $0 < 16 }, "a black bar at the left")
-            #expect(column(shown.width - barWidth / 2).allSatisfy { $0 < 16 }, "a black bar at the right")
-        }
-        #expect(column(barWidth + 4).contains { $0 > 64 }, "the picture right after the bar")
     }
 
     @Test func keysReachTheFrontEnd() async throws {
         guard let display = try Self.display() else { return }
         defer { display.stop() }
         let pressed = Locked<[PlayerWindow.Action]>([])
-        let window = try PlayerWindow(options: .init(title: "liveplay keys test")) { action in
-            pressed.set(pressed.get() + [action])
+        let record: @Sendable (PlayerWindow.Action) -> Void = { pressed.set(pressed.get() + [$0]) }
+        try await Self.withWindow(.init(title: "liveplay keys test"), onAction: record) { _ in
+            for key in ["space", "m", "Up", "Down", "1", "2", "3", "l", "s", "r", "i", "q"] {
+                try display.press(key, inWindowNamed: "liveplay keys test")
+            }
+            let deadline = ContinuousClock.now + .seconds(5)
+            while pressed.get().count < 12, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(
+                pressed.get() == [
+                    .togglePause, .toggleMute, .volume(delta: 10), .volume(delta: -10), .mode(.auto), .mode(.speed),
+                    .mode(.smooth), .goLive, .snapshot, .rotate, .toggleOverlay, .quit,
+                ])
         }
-        defer { window.close() }
-        for key in ["space", "m", "Up", "Down", "1", "2", "3", "l", "s", "r", "i", "q"] {
-            try display.press(key, inWindowNamed: "liveplay keys test")
-        }
-        let deadline = ContinuousClock.now + .seconds(5)
-        while pressed.get().count < 12, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(
-            pressed.get() == [
-                .togglePause, .toggleMute, .volume(delta: 10), .volume(delta: -10), .mode(.auto), .mode(.speed),
-                .mode(.smooth), .goLive, .snapshot, .rotate, .toggleOverlay, .quit,
-            ])
     }
 
     /// `f` fills the screen and `f` again gives the window back: on a desktop through its window manager (jwm here,
@@ -140,47 +149,48 @@ import Testing
             try display.startWindowManager()
         }
         let title = "liveplay fullscreen test"
-        let window = try PlayerWindow(options: .init(title: title, size: PictureSize(width: 480, height: 300))) { _ in }
-        defer { window.close() }
-        func waitForSize(_ width: Int, _ height: Int) async throws -> (width: Int, height: Int) {
-            let deadline = ContinuousClock.now + .seconds(5)
-            var now = try display.geometry(ofWindowNamed: title)
-            while (now.width, now.height) != (width, height), ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(50))
-                now = try display.geometry(ofWindowNamed: title)
+        try await Self.withWindow(.init(title: title, size: PictureSize(width: 480, height: 300))) { window in
+            func waitForSize(_ width: Int, _ height: Int) async throws -> (width: Int, height: Int) {
+                let deadline = ContinuousClock.now + .seconds(5)
+                var now = try display.geometry(ofWindowNamed: title)
+                while (now.width, now.height) != (width, height), ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(50))
+                    now = try display.geometry(ofWindowNamed: title)
+                }
+                return (now.width, now.height)
             }
-            return (now.width, now.height)
+            #expect(try await waitForSize(480, 300) == (480, 300), "the window opens at its size")
+            try display.press("f", inWindowNamed: title)
+            #expect(try await waitForSize(1280, 720) == (1280, 720), "f: the whole 1280×720 screen")
+            let drawn = try #require(await window.readBack())
+            #expect((drawn.width, drawn.height) == (1280, 720), "and the picture is drawn at that size")
+            try display.press("f", inWindowNamed: title)
+            #expect(try await waitForSize(480, 300) == (480, 300), "f again: the window as it was")
         }
-        #expect(try await waitForSize(480, 300) == (480, 300), "the window opens at its size")
-        try display.press("f", inWindowNamed: title)
-        #expect(try await waitForSize(1280, 720) == (1280, 720), "f: the whole 1280×720 screen")
-        let drawn = try #require(await window.readBack())
-        #expect((drawn.width, drawn.height) == (1280, 720), "and the picture is drawn at that size")
-        try display.press("f", inWindowNamed: title)
-        #expect(try await waitForSize(480, 300) == (480, 300), "f again: the window as it was")
     }
 
     @Test func iShowsTheFiguresOverThePicture() async throws {
         guard let display = try Self.display() else { return }
         defer { display.stop() }
         let frame = try #require(try Self.frames().dropFirst(10).first)
-        let window = try PlayerWindow(options: .init(title: "liveplay overlay test", size: PictureSize(width: 480, height: 300))) { _ in }
-        defer { window.close() }
-        window.setOverlay(["LATENCY 1.00 S"])
-        window.present(frame, timing: FrameTiming(pts: frame.pts, position: frame.pts, rate: 1, droppedBefore: 0))
-        let without = try #require(await window.readBack())
-        try display.press("i", inWindowNamed: "liveplay overlay test")
-        var with = without
-        let deadline = ContinuousClock.now + .seconds(5)
-        while with.pixels == without.pixels, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-            with = try #require(await window.readBack())
+        let size = PictureSize(width: 480, height: 300)
+        try await Self.withWindow(.init(title: "liveplay overlay test", size: size)) { window in
+            window.setOverlay(["LATENCY 1.00 S"])
+            window.present(frame, timing: FrameTiming(pts: frame.pts, position: frame.pts, rate: 1, droppedBefore: 0))
+            let without = try #require(await window.readBack())
+            try display.press("i", inWindowNamed: "liveplay overlay test")
+            var with = without
+            let deadline = ContinuousClock.now + .seconds(5)
+            while with.pixels == without.pixels, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+                with = try #require(await window.readBack())
+            }
+            // The L's left column: 2×2 dots from (16, 16) down to (17, 29), white; beside it, the dark box.
+            let pixel = { (picture: RGBPicture, x: Int, y: Int) in Array(picture.pixels[(y * picture.width + x) * 3..<(y * picture.width + x) * 3 + 3]) }
+            for y in [16, 22, 29] { #expect(pixel(with, 16, y).allSatisfy { $0 > 240 }, "a lit dot at (16, \(y))") }
+            #expect(pixel(with, 20, 16).allSatisfy { $0 < 100 }, "the box behind the text is dark")
+            #expect(pixel(without, 16, 16) != pixel(with, 16, 16), "nothing drawn before i")
         }
-        // The L's left column: 2×2 dots from (16, 16) down to (17, 29), white; beside it, the dark box.
-        let pixel = { (picture: RGBPicture, x: Int, y: Int) in Array(picture.pixels[(y * picture.width + x) * 3..<(y * picture.width + x) * 3 + 3]) }
-        for y in [16, 22, 29] { #expect(pixel(with, 16, y).allSatisfy { $0 > 240 }, "a lit dot at (16, \(y))") }
-        #expect(pixel(with, 20, 16).allSatisfy { $0 < 100 }, "the box behind the text is dark")
-        #expect(pixel(without, 16, 16) != pixel(with, 16, 16), "nothing drawn before i")
     }
 
     @Test func withoutADisplayTheWindowSaysSoAtOnce() throws {
