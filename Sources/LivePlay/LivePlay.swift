@@ -41,8 +41,8 @@
 // (or a group's) it stays off the cooperative pool the host application owns, its ticks arm no libdispatch timer,
 // and the process keeps the same threads from a session's first second to its last (the table below, which
 // `ThreadCountTests` checks on a playing `liveplay`). Blocking C calls get threads of their own for the same reason
-// (STYLE.md rule 8), and NIO is what AsyncHTTPClient runs on. One exception remains outside the library: the CLI
-// turns SIGINT / SIGTERM / SIGHUP into stops with libdispatch signal sources.
+// (STYLE.md rule 8), and NIO is what AsyncHTTPClient runs on. The CLI's signals come the same way: a handler writes
+// to a pipe that its `liveplay-signal` thread reads (`SignalWatch`); no libdispatch source or queue is used.
 //
 // Commands go in and updates come out (STYLE.md rule 19): a caller changes a playing session only through its
 // ``PlaybackControl``, whose calls are typed commands in a mailbox the loop empties at the start of each turn; the
@@ -66,6 +66,8 @@
 // | `liveplay-resolve` | a connection to a host name, not an address | one `getaddrinfo`, which cannot be interrupted | the lookup returns (abandoned after its timeout) |
 // | a writer per file sink (`liveplay-y4m`, `liveplay-pcm`, …) | ``Y4MSink``, ``PCMSink``, ``SnapshotSink`` | writing to the file or pipe | the sink finishes |
 // | `liveplay-record`, one per recording | ``PlaybackControl/startRecording(_:)`` (``Recorder``) | libavformat's muxer, the file's writes and free-space checks | the recording stops and its file is closed |
+// | `liveplay-signal` (the CLI) | the first `SignalWatch` | SIGINT / SIGTERM (stop), SIGHUP (the monitor's reload), SIGWINCH (the status line) | the process's |
+// | `liveplay-window` (LivePlayWindow) | ``PlayerWindow`` | SDL: the window, its events, drawing | the window closes |
 // | Swift's cooperative pool (`…default-qos`, one per core) | the Swift runtime | tasks with no executor preference: a front end's own, `stopPlay`'s wait, a `switchStream`'s | the process's |
 //
 // Between them: `HTTPBodyReceiver` (event loop → supervisor, bounded: past 512 KiB the event loop stops reading the

@@ -246,3 +246,9 @@ enum PlaybackThreads {
     /// How many threads wait now.
     static var idleCount: Int { idle.withLock { $0.count } }
 }
+
+/// For the front-end modules and the CLI, which import `LivePlay` only: their threads name themselves the way the
+/// library's do (`nameCurrentThread`, LivePlayTransport).
+package func nameThread(_ name: String) {
+    nameCurrentThread(name)
+}

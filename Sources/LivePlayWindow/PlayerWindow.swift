@@ -111,6 +111,7 @@ public final class PlayerWindow: VideoSink, Sendable {
         state = Mutex(State(titleText: options.title))
         let failure: WindowError? = await withCheckedContinuation { started in
             let thread = Thread { [self] in
+                nameThread("liveplay-window")
                 let renderer: WindowRenderer
                 do throws(WindowError) {
                     renderer = try WindowRenderer(options: options)
@@ -128,7 +129,6 @@ public final class PlayerWindow: VideoSink, Sendable {
                 renderer.close()
                 threadEnded()
             }
-            thread.name = "liveplay-window"
             thread.start()
         }
         if let failure { throw failure }

@@ -72,21 +72,70 @@ final class StopSignal: Sendable {
     }
 }
 
-/// SIGINT / SIGTERM turned into a clean stop.
-final class SignalWatch {
-    private let sources: [any DispatchSourceSignal]
+/// Signals (SIGINT / SIGTERM, SIGHUP, SIGWINCH) turned into calls of a handler, on a thread the process starts once
+/// for them (`liveplay-signal`), never in the signal handler itself: the handler only writes the signal's number to a
+/// pipe that thread reads (the self-pipe trick; `write` is safe in a signal handler). A signal without a watch is
+/// ignored, as it was with none.
+final class SignalWatch: Sendable {
+    private let id: UInt64
+    private let signals: [Int32]
 
     init(_ signals: [Int32], handler: @escaping @Sendable () -> Void) {
-        sources = signals.map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler(handler: handler)
-            source.resume()
-            return source
-        }
+        self.signals = signals
+        id = SignalThread.watch(signals, handler)
     }
 
     func cancel() {
-        for source in sources { source.cancel() }
+        SignalThread.unwatch(signals, id)
+    }
+}
+
+/// The process's one signal thread and the handlers it calls.
+private enum SignalThread {
+    private struct Watches {
+        var handlers: [Int32: [UInt64: @Sendable () -> Void]] = [:]
+        var next: UInt64 = 0
+    }
+
+    private static let watches = Mutex(Watches())
+    /// The pipe's ends: the signal handler writes to the second, the thread reads the first. Made, and the thread
+    /// started, before any handler is installed.
+    static let pipeEnds: (read: Int32, write: Int32) = {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return (-1, -1) }
+        // A full pipe (signals faster than the thread reads) drops the signal rather than blocking the handler.
+        _ = fcntl(ends[1], F_SETFL, O_NONBLOCK)
+        let thread = Thread { [read = ends[0]] in
+            nameThread("liveplay-signal")
+            var number: UInt8 = 0
+            while Glibc.read(read, &number, 1) == 1 || errno == EINTR {
+                let handlers = watches.withLock { $0.handlers[Int32(number)].map { Array($0.values) } ?? [] }
+                for handler in handlers { handler() }
+            }
+        }
+        thread.start()
+        return (ends[0], ends[1])
+    }()
+
+    static func watch(_ signals: [Int32], _ handler: @escaping @Sendable () -> Void) -> UInt64 {
+        guard pipeEnds.write >= 0 else { return 0 }
+        let id = watches.withLock { watches in
+            defer { watches.next += 1 }
+            for number in signals { watches.handlers[number, default: [:]][watches.next] = handler }
+            return watches.next
+        }
+        for number in signals {
+            signal(number) { number in
+                var byte = UInt8(truncatingIfNeeded: number)
+                _ = write(SignalThread.pipeEnds.write, &byte, 1)
+            }
+        }
+        return id
+    }
+
+    static func unwatch(_ signals: [Int32], _ id: UInt64) {
+        watches.withLock { watches in
+            for number in signals { watches.handlers[number]?[id] = nil }
+        }
     }
 }
