@@ -92,9 +92,9 @@ let package = Package(
         .target(
             name: "LivePlayCache",
             dependencies: [
+                // Its requests go through LivePlayTransport (HTTPConnectionPool): only Transport speaks HTTP.
                 "LivePlayCore", "LivePlayTransport", "LivePlayRecording",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                // SHA-256 for cache keys; swift-crypto is already in the graph through AsyncHTTPClient.
+                // SHA-256 for cache keys; swift-crypto is already in the graph through Transport's AsyncHTTPClient.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
