@@ -128,8 +128,6 @@ let package = Package(
             name: "liveplay",
             dependencies: [
                 "LivePlay",
-                // `--record`'s formats and errors.
-                "LivePlayRecording",
                 // `--window`: the SDL2 window and sound device (front ends that do not ask for them do not link SDL).
                 "LivePlayWindow",
                 // `monitor`: Prometheus metrics and sharding over many streams.
