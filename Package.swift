@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "LivePlay", targets: ["LivePlay"]),
         .library(name: "LivePlayWindow", targets: ["LivePlayWindow"]),
         .library(name: "LivePlayTesting", targets: ["LivePlayTesting"]),
+        .library(name: "LivePlayDemo", targets: ["LivePlayDemo"]),
         .library(name: "LivePlayLab", targets: ["LivePlayLab"]),
         .library(name: "LivePlayFuzzing", targets: ["LivePlayFuzzing"]),
         .executable(name: "liveplay", targets: ["liveplay"]),
@@ -132,8 +133,8 @@ let package = Package(
                 "LivePlayWindow",
                 // `monitor`: Prometheus metrics and sharding over many streams.
                 "LivePlayMonitor",
-                // Only for the built-in demo: the lab's live server, started in-process.
-                "LivePlayLab",
+                // Only for the built-in demo: the live loopback server, started in-process (not the whole lab).
+                "LivePlayDemo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["Resources/README.md"],
@@ -181,11 +182,24 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // The stream lab: a live FLV server with a GOP cache and a TCP impairment proxy.
+        // The built-in demo's server, and the lab's: an FLV file looped as a live HTTP-FLV stream on loopback
+        // (real-time pacing, GOP cache, wall-clock stamps).
+        .target(
+            name: "LivePlayDemo",
+            dependencies: [
+                "LivePlayCore", "LivePlayFLV",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The stream lab: the live server (LivePlayDemo), a TCP impairment proxy, a load generator, a recorder.
         .target(
             name: "LivePlayLab",
             dependencies: [
-                "LivePlayCore", "LivePlayFLV",
+                "LivePlayCore", "LivePlayFLV", "LivePlayDemo",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
