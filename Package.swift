@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "LivePlay", targets: ["LivePlay"]),
         .library(name: "LivePlayWindow", targets: ["LivePlayWindow"]),
         .library(name: "LivePlayTesting", targets: ["LivePlayTesting"]),
+        .library(name: "LivePlayDemo", targets: ["LivePlayDemo"]),
         .library(name: "LivePlayLab", targets: ["LivePlayLab"]),
         .library(name: "LivePlayFuzzing", targets: ["LivePlayFuzzing"]),
         .executable(name: "liveplay", targets: ["liveplay"]),
@@ -92,9 +93,9 @@ let package = Package(
         .target(
             name: "LivePlayCache",
             dependencies: [
+                // Its requests go through LivePlayTransport (HTTPConnectionPool): only Transport speaks HTTP.
                 "LivePlayCore", "LivePlayTransport", "LivePlayRecording",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                // SHA-256 for cache keys; swift-crypto is already in the graph through AsyncHTTPClient.
+                // SHA-256 for cache keys; swift-crypto is already in the graph through Transport's AsyncHTTPClient.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -128,14 +129,12 @@ let package = Package(
             name: "liveplay",
             dependencies: [
                 "LivePlay",
-                // `--record`'s formats and errors.
-                "LivePlayRecording",
                 // `--window`: the SDL2 window and sound device (front ends that do not ask for them do not link SDL).
                 "LivePlayWindow",
                 // `monitor`: Prometheus metrics and sharding over many streams.
                 "LivePlayMonitor",
-                // Only for the built-in demo: the lab's live server, started in-process.
-                "LivePlayLab",
+                // Only for the built-in demo: the live loopback server, started in-process (not the whole lab).
+                "LivePlayDemo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["Resources/README.md"],
@@ -183,11 +182,24 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // The stream lab: a live FLV server with a GOP cache and a TCP impairment proxy.
+        // The built-in demo's server, and the lab's: an FLV file looped as a live HTTP-FLV stream on loopback
+        // (real-time pacing, GOP cache, wall-clock stamps).
+        .target(
+            name: "LivePlayDemo",
+            dependencies: [
+                "LivePlayCore", "LivePlayFLV",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The stream lab: the live server (LivePlayDemo), a TCP impairment proxy, a load generator, a recorder.
         .target(
             name: "LivePlayLab",
             dependencies: [
-                "LivePlayCore", "LivePlayFLV",
+                "LivePlayCore", "LivePlayFLV", "LivePlayDemo",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -3,6 +3,7 @@ public import LivePlayCache
 public import LivePlayCore
 public import LivePlayDecode
 public import LivePlayFLV
+public import LivePlayRecording
 public import LivePlayTransport
 
 // The types of the lower modules a front end names, so that `import LivePlay` is all it needs: the stream's
@@ -59,6 +60,9 @@ public typealias Downloader = LivePlayCache.Downloader
 public typealias DownloadOptions = LivePlayCache.DownloadOptions
 public typealias DownloadUpdate = LivePlayCache.DownloadUpdate
 public typealias RemoteFile = LivePlayTransport.RemoteFile
+
+// What a recording is written as (LivePlayRecording): ``RecordingOptions`` names it.
+public typealias RecordingFormat = LivePlayRecording.RecordingFormat
 
 // Latency modes and the engine's figures (LivePlayBuffering).
 public typealias LatencyMode = LivePlayBuffering.LatencyMode

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import LivePlayCore
 import Synchronization
@@ -68,8 +67,8 @@ public final class Downloader: Sendable {
     public let cache: MediaCache
     public let options: DownloadOptions
     private let logger: Logger
-    /// Where a transfer's bytes come from: the URL over HTTP, or a test's scripted server.
-    private let makeSource: @Sendable (_ url: String, _ client: HTTPClient) -> any DownloadSource
+    /// Where a transfer's bytes come from: the URL over HTTP (through the run's pool), or a test's scripted server.
+    private let makeSource: @Sendable (_ url: String, _ pool: HTTPConnectionPool) -> any DownloadSource
     private let shared: Mutex<Shared>
 
     /// What the callers and the run change together.
@@ -89,14 +88,14 @@ public final class Downloader: Sendable {
         cache: MediaCache, options: DownloadOptions = DownloadOptions(),
         logger: Logger = Logger(label: "liveplay.download")
     ) {
-        self.init(cache: cache, options: options, logger: logger) { url, client in
-            HTTPFLVSource(url: url, options: options.transport, client: client, logger: logger)
+        self.init(cache: cache, options: options, logger: logger) { url, pool in
+            HTTPFLVSource(url: url, options: options.transport, pool: pool, logger: logger)
         }
     }
 
     init(
         cache: MediaCache, options: DownloadOptions, logger: Logger,
-        makeSource: @escaping @Sendable (_ url: String, _ client: HTTPClient) -> any DownloadSource
+        makeSource: @escaping @Sendable (_ url: String, _ pool: HTTPConnectionPool) -> any DownloadSource
     ) {
         self.cache = cache
         self.options = options
@@ -145,15 +144,17 @@ public final class Downloader: Sendable {
 
     /// Runs the downloads: until the task is cancelled (running downloads pause, keeping what they hold) or,
     /// with `untilIdle`, until none runs, waits or is still stopping. `onUpdate` gets every update in order, from
-    /// this task.
-    public func run(untilIdle: Bool = false, onUpdate: @escaping @Sendable (DownloadUpdate) -> Void) async throws {
+    /// this task. Its requests go through one ``HTTPConnectionPool``, made for the run and shut down when it ends.
+    ///
+    /// - Throws: ``TransportError`` when the pool fails to shut down.
+    public func run(
+        untilIdle: Bool = false, onUpdate: @escaping @Sendable (DownloadUpdate) -> Void
+    ) async throws(TransportError) {
         let (wakes, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         shared.withLock { $0.wake = continuation }
         defer { shared.withLock { $0.wake = nil } }
         let updates = UpdateSerializer(onUpdate)
-        try await HTTPClient.withHTTPClient(
-            configuration: HTTPFLVSource.clientConfiguration(options.transport), backgroundActivityLogger: logger
-        ) { client in
+        try await HTTPConnectionPool.withPool(options: options.transport, logger: logger) { pool in
             await withTaskGroup(of: Void.self) { group in
                 var iterator = wakes.makeAsyncIterator()
                 while !Task.isCancelled {
@@ -168,7 +169,7 @@ public final class Downloader: Sendable {
                         group.addTask {
                             let transfer = Transfer(
                                 id: item.id, url: item.url, cache: self.cache, options: self.options,
-                                source: self.makeSource(item.url, client), logger: self.logger, signal: stop,
+                                source: self.makeSource(item.url, pool), logger: self.logger, signal: stop,
                                 report: updates.send)
                             let completed = await transfer.run()
                             // Only this transfer's state: the download may have been resumed meanwhile, and the

@@ -11,5 +11,8 @@
 // | ``Downloader`` | download tasks (start, pause, resume, cancel, delete) at most N at a time, resumed with `Range` + `If-Range` |
 // | ``DownloadQueue`` | which task runs next (pure) |
 //
+// Its requests go through LivePlayTransport, the one module that speaks HTTP: a download is an ``HTTPFLVSource``
+// over the run's ``HTTPConnectionPool``, resumed with its `Range` and `If-Range` requests.
+//
 // Disk I/O here is a local file's appends and reads, done on the calling task's executor, as
 // ``FileByteSource`` does: a playback's own thread, or the downloader's task.

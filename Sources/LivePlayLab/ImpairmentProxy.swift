@@ -1,3 +1,4 @@
+import LivePlayDemo
 public import Logging
 public import NIOCore
 import NIOPosix

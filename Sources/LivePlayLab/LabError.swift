@@ -1,17 +1,12 @@
-/// The one error type of the stream lab: a code, what it was about, and the underlying error if any.
+/// The one error type of the stream lab: a code, what it was about, and the underlying error if any. The live
+/// server and the loopback rule, from LivePlayDemo, throw that module's ``DemoError``.
 public struct LabError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: String, Sendable, Equatable {
-        /// A host other than 127.0.0.1, ::1 or localhost: the lab never touches anything off this machine.
-        case notLoopback
-        /// The input is not an FLV stream the server can loop (no header, no tags).
-        case invalidFLV
         /// A timeline, toxic or duration that does not parse.
         case invalidTimeline
         /// A URL the load generator cannot use.
         case invalidURL
-        /// Reading the input file failed.
-        case readFailed
-        /// The server or proxy is already running, or was stopped.
+        /// The proxy is already running, or was stopped.
         case invalidState
         /// Binding or connecting failed.
         case networkFailed

@@ -179,7 +179,8 @@ struct LoadTarget: Sendable {
     var path: String
     var hostHeader: String
 
-    init(url: String) throws(LabError) {
+    /// - Throws: ``LabError`` for a URL that is not `http://`, ``DemoError`` for a host off loopback (``Loopback``).
+    init(url: String) throws {
         guard url.hasPrefix("http://") else { throw LabError(.invalidURL, "only http:// URLs: '\(url)'") }
         let rest = url.dropFirst("http://".count)
         let authority = rest.prefix { $0 != "/" }

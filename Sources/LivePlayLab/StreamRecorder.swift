@@ -1,3 +1,4 @@
+import LivePlayDemo
 public import NIOCore
 import NIOPosix
 

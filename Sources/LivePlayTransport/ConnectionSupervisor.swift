@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import LivePlayCore
 public import LivePlayFLV
 public import Logging
@@ -83,14 +82,8 @@ public struct ConnectionSupervisor: Sendable {
     ) async throws(TransportError) -> Result {
         switch try StreamURL.kind(of: url) {
         case .httpFLV:
-            do {
-                return try await HTTPClient.withHTTPClient(
-                    configuration: HTTPFLVSource.clientConfiguration(options), backgroundActivityLogger: logger
-                ) { client in
-                    await body(HTTPFLVSource(url: url, options: options, client: client, logger: logger, timer: timer))
-                }
-            } catch {
-                throw TransportError(.readFailed, "the HTTP client failed", detail: "\(error)")
+            return try await HTTPConnectionPool.withPool(options: options, logger: logger) { pool in
+                await body(HTTPFLVSource(url: url, options: options, pool: pool, logger: logger, timer: timer))
             }
         case .rtmp:
             return await body(RTMPSource(url: url, options: options, logger: logger))

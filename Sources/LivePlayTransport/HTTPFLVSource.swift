@@ -1,4 +1,4 @@
-public import AsyncHTTPClient
+import AsyncHTTPClient
 import Foundation
 public import Logging
 import LivePlayCore
@@ -18,44 +18,24 @@ import NIOSSL
 public struct HTTPFLVSource: ByteSource {
     public let url: String
     public let options: TransportOptions
-    private let client: HTTPClient
+    private let pool: HTTPConnectionPool
     private let logger: Logger
     fileprivate let timer: (any DeadlineTimer)?
 
     /// - Parameters:
-    ///   - client: made with ``HTTPFLVSource/clientConfiguration(_:)`` and owned by the caller, which shuts
-    ///     it down (`HTTPClient.withHTTPClient`).
+    ///   - pool: the HTTP client the request goes through, from ``HTTPConnectionPool/withPool(options:logger:_:)``
+    ///     with the same options; the caller's scope shuts it down.
     ///   - timer: times the handshake deadline and each read's ``TransportOptions/noDataTimeout``: a player
     ///     passes its own thread's, so reads arm no other timers; `nil`, the request's event loop.
     public init(
-        url: String, options: TransportOptions, client: HTTPClient, logger: Logger, timer: (any DeadlineTimer)? = nil
+        url: String, options: TransportOptions, pool: HTTPConnectionPool, logger: Logger,
+        timer: (any DeadlineTimer)? = nil
     ) {
         self.url = url
         self.options = options
-        self.client = client
+        self.pool = pool
         self.logger = logger
         self.timer = timer
-    }
-
-    /// The client configuration these options need: timeouts, redirects, TLS verification.
-    public static func clientConfiguration(_ options: TransportOptions) -> HTTPClient.Configuration {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        if options.allowsInsecureTLS { tls.certificateVerification = .none }
-        var configuration = HTTPClient.Configuration(
-            tlsConfiguration: tls,
-            // Redirects are followed by ``HTTPFLVConnection`` itself, each target checked first: AsyncHTTPClient
-            // traps on a redirect to an IP literal with a port over 65535 (a server could crash the player).
-            redirectConfiguration: .disallow,
-            // No read timeout of AsyncHTTPClient's: bytes of an unfinished response head do not reset it, so
-            // a trickled head would look like silence. The head is bounded by the handshake deadline, and
-            // each body read races ``TransportOptions/noDataTimeout`` (``HTTPFLVConnection``).
-            timeout: .init(connect: .nanoseconds(options.connectTimeout.nanoseconds)),
-            decompression: .disabled)
-        configuration.httpVersion = .http1Only
-        // The player has its own reconnect policy with documented events; a refused connection must
-        // surface at once, not after AsyncHTTPClient's own retries use up the connect timeout.
-        configuration.connectionPool.retryConnectionEstablishment = false
-        return configuration
     }
 
     public func makeConnection() -> any ByteConnection {
@@ -83,7 +63,7 @@ public struct HTTPFLVSource: ByteSource {
         return try HTTPClient.Request(url: url, method: .GET, headers: headers)
     }
 
-    fileprivate var httpClient: HTTPClient { client }
+    fileprivate var httpClient: HTTPClient { pool.client }
     fileprivate var log: Logger { logger }
 }
 

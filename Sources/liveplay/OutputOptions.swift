@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import LivePlay
-import LivePlayRecording
 
 /// `--video-out`, `--audio-out`, snapshots: where decoded output goes besides the log.
 struct OutputOptions: ParsableArguments {

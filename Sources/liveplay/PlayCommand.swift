@@ -13,7 +13,7 @@ struct PlayCommand: AsyncParsableCommand {
         abstract: "Play an HTTP(S)-FLV or RTMP URL, or an FLV file, and log its events and status.",
         usage: "liveplay [play] [URL|FILE ...] [options]",
         discussion: """
-            Without a URL (or with `demo`), plays the built-in demo stream from a stream-lab server started \
+            Without a URL (or with `demo`), plays the built-in demo stream from a live HTTP-FLV server started \
             in-process on a free loopback port. A local path, a file:// URL or an HTTP response with a \
             Content-Length is media on demand: played from its start (or --start) at 1.0×, with progress and \
             duration, to its end. The log is JSON lines (schema v1, docs/event-log.md) when stdout is not a \

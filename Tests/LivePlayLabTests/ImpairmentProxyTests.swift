@@ -146,7 +146,7 @@ import Testing
 
     @Test func refusesNonLoopbackUpstream() async throws {
         let proxy = ImpairmentProxy(configuration: .init(upstreamHost: "192.0.2.1", upstreamPort: 80))
-        let error = await #expect(throws: LabError.self) { try await proxy.start() }
+        let error = await #expect(throws: DemoError.self) { try await proxy.start() }
         #expect(error?.code == .notLoopback)
         await proxy.stop()
     }

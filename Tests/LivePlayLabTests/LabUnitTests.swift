@@ -39,7 +39,7 @@ import Testing
     @Test func splitterRejectsNonFLV() {
         var splitter = FLVTagSplitter()
         splitter.append(ByteBuffer(string: "GET / HTTP/1.1\r\n"))
-        #expect(throws: LabError.self) { try splitter.nextTag() }
+        #expect(throws: DemoError.self) { try splitter.nextTag() }
     }
 
     @Test func programSeparatesHeadersAndDropsEndOfSequence() throws {
@@ -255,10 +255,10 @@ import Testing
         let v4 = try Loopback.endpoint("localhost:8080")
         #expect(v4.host == "127.0.0.1" && v4.port == 8080)
         for host in ["10.0.0.1", "example.com", "0.0.0.0", "127.0.0.2"] {
-            #expect(throws: LabError(.notLoopback, "refusing non-loopback host '\(host)'")) {
+            #expect(throws: DemoError(.notLoopback, "refusing non-loopback host '\(host)'")) {
                 try Loopback.address(host)
             }
         }
-        #expect(throws: LabError.self) { try Loopback.endpoint("127.0.0.1") }
+        #expect(throws: DemoError.self) { try Loopback.endpoint("127.0.0.1") }
     }
 }

@@ -171,7 +171,7 @@ import Testing
     @Test func refusesToBindOffLoopback() async throws {
         let path = try LabFixture.stream(seconds: 1, gop: 12)
         let server = try LiveFLVServer(path: path, configuration: .init(host: "0.0.0.0"))
-        let error = await #expect(throws: LabError.self) { try await server.start() }
+        let error = await #expect(throws: DemoError.self) { try await server.start() }
         #expect(error?.code == .notLoopback)
         await server.stop()
     }

@@ -2,7 +2,8 @@ import Foundation
 import LivePlay
 import LivePlayFLV
 import LivePlayLab
-import LivePlayRecording
+// Only the repair: the rest of the recording vocabulary (RecordingFormat) comes through LivePlay.
+import enum LivePlayRecording.RecordingRepair
 import LivePlayTesting
 import Logging
 import Testing

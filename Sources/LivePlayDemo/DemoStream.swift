@@ -2,7 +2,7 @@ public import Logging
 
 /// The seam the `liveplay` CLI's built-in demo goes through: a ``LiveFLVServer`` in this process, on a free
 /// loopback port, looping one FLV file as a live stream (GOP cache, wall-clock stamps). Start it, play its
-/// ``url``, stop it; nothing else of the lab is needed.
+/// ``url``, stop it.
 public struct DemoStream: Sendable {
     /// `http://127.0.0.1:PORT/live.flv`.
     public let url: String

@@ -2,7 +2,7 @@ public import NIOCore
 
 /// Splits an FLV byte stream into raw tags, in any chunking, without interpreting the bodies.
 ///
-/// The lab works at tag level (it rewrites timestamps and fans out bytes), so it needs less than
+/// The server works at tag level (it rewrites timestamps and fans out bytes), so it needs less than
 /// `FLVDemuxer` and must not copy: bodies come out as slices of the input. Short input means
 /// "need more data" (``nextTag()`` returns `nil`). With `keepsBodies` off the splitter only reads tag
 /// headers and skips the bodies, which is all the load generator needs to follow media time.
@@ -52,7 +52,7 @@ public struct FLVTagSplitter: Sendable {
     }
 
     /// The next complete tag, or `nil` until more bytes arrive.
-    public mutating func nextTag() throws(LabError) -> Tag? {
+    public mutating func nextTag() throws(DemoError) -> Tag? {
         while true {
             switch state {
             case .fileHeader:
@@ -62,7 +62,7 @@ public struct FLVTagSplitter: Sendable {
                     let dataOffset = header.getInteger(at: header.readerIndex + 5, as: UInt32.self),
                     dataOffset >= UInt32(Self.fileHeaderSize), dataOffset < 1 << 20
                 else {
-                    throw LabError(.invalidFLV, "no FLV header")
+                    throw DemoError(.invalidFLV, "no FLV header")
                 }
                 fileHeader = header
                 consumed(Self.fileHeaderSize)

@@ -44,18 +44,18 @@ public struct LiveFLVProgram: Sendable {
     /// of the next loop follows the last tag of this one as the next frame would.
     public var loopPeriod: UInt32 { lastTimestamp - firstTimestamp + frameInterval }
 
-    public init(contentsOfFile path: String) throws(LabError) {
+    public init(contentsOfFile path: String) throws(DemoError) {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw LabError(.readFailed, "cannot read '\(path)'")
+            throw DemoError(.readFailed, "cannot read '\(path)'")
         }
         try self.init(bytes: ByteBuffer(bytes: data))
     }
 
-    public init(bytes: [UInt8]) throws(LabError) {
+    public init(bytes: [UInt8]) throws(DemoError) {
         try self.init(bytes: ByteBuffer(bytes: bytes))
     }
 
-    public init(bytes: ByteBuffer) throws(LabError) {
+    public init(bytes: ByteBuffer) throws(DemoError) {
         var splitter = FLVTagSplitter()
         splitter.append(bytes)
         var metadata: ByteBuffer?
@@ -79,7 +79,7 @@ public struct LiveFLVProgram: Sendable {
             }
         }
         guard let header = splitter.fileHeader, !tags.isEmpty else {
-            throw LabError(.invalidFLV, "no media tags")
+            throw DemoError(.invalidFLV, "no media tags")
         }
         var streamHeader = ByteBuffer()
         streamHeader.writeBytes(Array("FLV".utf8))

@@ -115,7 +115,7 @@ public final class LiveFLVServer: Sendable {
     public convenience init(
         path: String, configuration: Configuration = Configuration(),
         logger: Logger = Logger(label: "liveplay.lab.server"), group: (any EventLoopGroup)? = nil
-    ) throws(LabError) {
+    ) throws(DemoError) {
         try self.init(
             program: LiveFLVProgram(contentsOfFile: path), configuration: configuration, logger: logger, group: group)
     }
@@ -124,7 +124,7 @@ public final class LiveFLVServer: Sendable {
     public convenience init(
         bytes: [UInt8], configuration: Configuration = Configuration(),
         logger: Logger = Logger(label: "liveplay.lab.server"), group: (any EventLoopGroup)? = nil
-    ) throws(LabError) {
+    ) throws(DemoError) {
         try self.init(program: LiveFLVProgram(bytes: bytes), configuration: configuration, logger: logger, group: group)
     }
 
@@ -145,7 +145,7 @@ public final class LiveFLVServer: Sendable {
     /// Binds, starts the stream clock, and returns the bound port.
     public func start() async throws -> Int {
         let address = try Loopback.address(configuration.host)
-        guard case .idle = state.withLock({ $0 }) else { throw LabError(.invalidState, "server already started") }
+        guard case .idle = state.withLock({ $0 }) else { throw DemoError(.invalidState, "server already started") }
         let clock = group.next()
         var hubs: [ObjectIdentifier: NIOLoopBound<ClientHub>] = [:]
         for loop in group.makeIterator() {
@@ -188,7 +188,7 @@ public final class LiveFLVServer: Sendable {
         do {
             serverChannel = try await bootstrap.bind(host: address, port: configuration.port).get()
         } catch {
-            throw LabError(.networkFailed, "cannot bind \(address):\(configuration.port)", cause: error)
+            throw DemoError(.networkFailed, "cannot bind \(address):\(configuration.port)", cause: error)
         }
         state.withLock { $0 = .running(serverChannel, broadcaster) }
         try await clock.submit { broadcaster.value.start() }.get()
