@@ -43,12 +43,8 @@ final class PlayOut {
     private var videoDrained = false
     /// A frame was decoded on this connection.
     private var sawFrame = false
-    /// Preloading (``PreloadPool``): what may be held and read; nil once played.
-    private(set) var standby: PreloadBudget?
-    /// The newest keyframe decoded into the poster while preloading.
-    private var posterKeyframe: MediaTimestamp?
-    /// A switch to this session waiting for its first picture at the sink.
-    private var pendingSwitch: SwitchRequest?
+    /// Preloading (``PreloadPool``) and the switch to this session.
+    private var standby: StandbyPlayOut
     /// What was sent to the session's control, not yet carried out, and the settings it holds.
     var requests = PlaybackRequests()
     /// What this turn makes known to the control's owner: published at its end (``publish(ended:)``).
@@ -67,7 +63,7 @@ final class PlayOut {
         requests.fold(control.takeCommands())
         // A preloading pool's control outlives a session that fails: the next one is told it is on standby too.
         requests.standby = control.standbyBudget
-        standby = requests.standby
+        standby = StandbyPlayOut(budget: requests.standby)
     }
 
     /// How far ahead of the position media on demand is read.
@@ -76,13 +72,7 @@ final class PlayOut {
     /// Whether the play loop takes more from the transport now: live media as it comes (the engine sheds what
     /// is too old), media on demand only as far ahead as the read-ahead.
     var hasRoom: Bool {
-        if let standby {
-            let buffer = engine.buffer
-            switch standby.reading {
-            case .newestGroup: return buffer.byteCount < standby.bytesPerStream
-            case .pauseAfterFirstGroup: return posterKeyframe == nil && buffer.byteCount < standby.bytesPerStream
-            }
-        }
+        if let room = standby.hasRoom(engine.buffer) { return room }
         guard onDemand else { return true }
         let buffer = engine.buffer
         return buffer.duration < Self.onDemandReadAhead && buffer.count < buffer.limits.packets / 2
@@ -93,9 +83,8 @@ final class PlayOut {
     private var connectionMedia = false
     /// Pictures dropped while playing; the GOPs a preloading session let go as newer ones came are not counted.
     var droppedFrames: Int {
-        engine.buffer.droppedVideoFrames - droppedWhilePreloading + presenter.droppedVideoFrames
+        engine.buffer.droppedVideoFrames - standby.droppedWhilePreloading + presenter.droppedVideoFrames
     }
-    private var droppedWhilePreloading = 0
 
     func playOnDemand() {
         onDemand = true
@@ -194,11 +183,7 @@ final class PlayOut {
         if let change = requests.take(\.videoSink) { presenter.videoSink = change.sink }
         if let change = requests.take(\.audioSink) { presenter.audioSink = change.sink }
         published.liveEdge = engine.buffer.liveEdge
-        let wasStandby = standby != nil
-        standby = requests.standby
-        if wasStandby, standby == nil { droppedWhilePreloading = engine.buffer.droppedVideoFrames }
-        if let request = requests.take(\.switchRequest) {
-            pendingSwitch = request
+        if let request = standby.follow(&requests, dropped: engine.buffer.droppedVideoFrames) {
             // The sound before it was another stream's: this one fades in rather than cutting in. A rendition
             // goes on where the other left off, the same sound: no fade.
             if !request.rendition { presenter.fadesIn() }
@@ -261,14 +246,14 @@ final class PlayOut {
     /// Advances the engine to `now`, carries out what it decides, and presents what is due; returns how
     /// playback ends once the last pictures have been played out.
     func advance(at now: Duration) -> Ending? {
-        if standby != nil {
+        if standby.isPreloading {
             // Nothing is played while preloading: a transport that is done ends it at once.
             if transportFinished { return ending ?? .ended }
             keepNewestGroup()
             return nil
         }
         // Switched to with the poster ready: it goes to the sink before this turn decodes anything.
-        if pendingSwitch != nil, presenter.framesShown == 0, let position = engine.position,
+        if standby.pendingSwitch != nil, presenter.framesShown == 0, let position = engine.position,
             let poster = presenter.showFirstPicture(at: position)
         {
             shown(poster)
@@ -401,36 +386,22 @@ final class PlayOut {
     private func shown(_ frame: VideoFrame) {
         published.lastPicture = frame
         reporter.shown(frame)
-        if let request = pendingSwitch {
-            pendingSwitch = nil
-            reporter.report(
-                request.rendition
-                    ? Reports.streamSwitched(after: .now - request.at, at: frame.pts)
-                    : Reports.switched(after: .now - request.at, preloaded: request.preloaded))
-        }
+        if let report = standby.shown(frame) { reporter.report(report) }
     }
 
-    /// Preloading: only the newest GOP stays, and each new keyframe is decoded into the poster that is shown
-    /// first when a player switches here. Nothing is presented.
+    /// Preloading (``StandbyPlayOut``): the newest GOP kept, a new keyframe's poster put in front; what it holds is
+    /// published for the pool and a rendition switch.
     private func keepNewestGroup() {
-        let keyframes = engine.buffer.keyframes
-        // A rendition switch names the keyframe to start at, by its presentation time.
-        let start = requests.standbyStart.flatMap { start in keyframes.first { $0.pts == start }?.dts }
-        defer {
-            published.standbyBytes = engine.buffer.byteCount
-            published.standbyKeyframes = engine.buffer.keyframes.map(\.pts)
-            published.posterPTS = posterPTS
+        let poster = standby.keepNewestGroup(
+            &engine, startingAt: requests.standbyStart, decodes: decodes, decodePoster: decoding.poster(for:))
+        if let poster {
+            firstFrame()
+            presenter.replacePoster(poster)
         }
-        guard let keyframe = engine.keepNewestGroup(from: start), keyframe.dts != posterKeyframe, decodes else { return }
-        posterKeyframe = keyframe.dts
-        guard let poster = decoding.poster(for: keyframe) else { return }
-        firstFrame()
-        posterPTS = poster.pts
-        presenter.replacePoster(poster)
+        published.standbyBytes = engine.buffer.byteCount
+        published.standbyKeyframes = engine.buffer.keyframes.map(\.pts)
+        published.posterPTS = standby.posterPTS
     }
-
-    /// The poster's presentation time, while preloading.
-    private var posterPTS: MediaTimestamp?
 
     /// Carries out what the decode stage did: pictures and sound to the presenter, problems reported.
     private func take(_ outputs: [DecodeStage.Output]) {

@@ -203,14 +203,13 @@ enum StopReason: Sendable {
     case paused, cancelled, deleted
 }
 
-/// Hands updates to the caller's callback one at a time, in the order they were sent.
-///
-/// `@unchecked Sendable`: the callback runs under `lock`.
-final class UpdateSerializer: @unchecked Sendable {
-    private let lock = NSLock()
+/// Hands updates to the caller's callback one at a time, in the order they were sent: the callback runs in the
+/// serializer's turn.
+final class UpdateSerializer: Sendable {
+    private let turn = Mutex(())
     private let callback: @Sendable (DownloadUpdate) -> Void
 
     init(_ callback: @escaping @Sendable (DownloadUpdate) -> Void) { self.callback = callback }
 
-    func send(_ update: DownloadUpdate) { lock.withLock { callback(update) } }
+    func send(_ update: DownloadUpdate) { turn.withLock { _ in callback(update) } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import LivePlayCore
 #if canImport(Glibc)
 import Glibc
@@ -21,9 +22,7 @@ import LivePlayTransport
 /// Several processes may share a directory (a `liveplay download` and a playback): every change reads the index from
 /// disk, changes it and writes it back under an exclusive `flock` on `index.lock`, and a writer holds a `flock` on its
 /// entry's `KEY.lock` while it writes, so no process evicts, deletes or writes an entry another is writing.
-///
-/// `@unchecked Sendable`: the index is read and written under `lock` (and `index.lock` across processes).
-public final class MediaCache: @unchecked Sendable {
+public final class MediaCache: Sendable {
     public struct Options: Sendable, Hashable {
         public var directory: String
         /// Volcengine's limit of 50 videos.
@@ -50,8 +49,8 @@ public final class MediaCache: @unchecked Sendable {
     }
 
     public let options: Options
-    private let lock = NSLock()
-    private var index = CacheIndex()
+    /// This process's threads take turns at the index (other processes are kept out by `index.lock`).
+    private let turn = Mutex(())
 
     /// Opens (or creates) the cache in `options.directory`. An index that cannot be read starts empty, and
     /// data files it does not name (and nobody writes) are removed.
@@ -178,21 +177,32 @@ public final class MediaCache: @unchecked Sendable {
             "not enough disk space: \(free >> 20) MiB free, the limit is \(options.minimumFreeSpace >> 20) MiB")
     }
 
-    /// Runs `body` on the index as it is on disk now, under `lock` (this process's threads) and an exclusive
-    /// `flock` on `index.lock` (other processes), and writes the index back if `body` changed it.
+    /// Runs `body` on the index as it is on disk now, in this process's turn (`turn`) and under an exclusive `flock`
+    /// on `index.lock` (other processes), and writes the index back if `body` changed it.
     private func transaction<T>(_ body: (inout CacheIndex) throws(CacheError) -> T) throws(CacheError) -> T {
-        lock.lock()
-        defer { lock.unlock() }
+        var outcome: Result<T, CacheError>?
+        turn.withLock { _ in
+            do throws(CacheError) {
+                outcome = .success(try transactionInTurn(body))
+            } catch {
+                outcome = .failure(error)
+            }
+        }
+        // `withLock` ran the closure before returning.
+        return try outcome!.get()
+    }
+
+    private func transactionInTurn<T>(_ body: (inout CacheIndex) throws(CacheError) -> T) throws(CacheError) -> T {
         let descriptor = open(options.directory + "/index.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw CacheError(.ioFailed, "cannot open \(options.directory)/index.lock") }
         defer { close(descriptor) }
         guard flock(descriptor, LOCK_EX) == 0 else { throw CacheError(.ioFailed, "cannot lock the cache index") }
         let data = FileManager.default.contents(atPath: options.directory + "/index.json")
         let stored = data.flatMap { try? JSONDecoder().decode(CacheIndex.self, from: $0) }
-        index = stored.flatMap { $0.version == CacheIndex.currentVersion ? $0 : nil } ?? CacheIndex()
+        var index = stored.flatMap { $0.version == CacheIndex.currentVersion ? $0 : nil } ?? CacheIndex()
         let before = index
         let result = try body(&index)
-        if index != before || stored == nil { try saveIndex() }
+        if index != before || stored == nil { try save(index) }
         return result
     }
 
@@ -201,7 +211,7 @@ public final class MediaCache: @unchecked Sendable {
     private func dataPath(_ key: String) -> String { "\(options.directory)/\(key).flv" }
 
     /// Written whole to a temporary file and renamed over the old, so a crash leaves one index or the other.
-    private func saveIndex() throws(CacheError) {
+    private func save(_ index: CacheIndex) throws(CacheError) {
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

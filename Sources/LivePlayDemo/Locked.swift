@@ -1,19 +1,15 @@
-import Foundation
+import Synchronization
 
-/// A value behind a lock, for the little state shared between event loops and callers (the lab's too).
-///
-/// `@unchecked Sendable`: the value is read and written only under `lock`.
-package final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
+/// A value behind a `Mutex`, for the little state shared between event loops and callers (the lab's too): a class,
+/// so the servers' handlers can share one.
+package final class Locked<Value>: Sendable {
+    private let mutex: Mutex<Value>
 
-    package init(_ value: Value) {
-        self.value = value
+    package init(_ value: sending Value) {
+        mutex = Mutex(value)
     }
 
-    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
+    package func withLock<Result: Sendable>(_ body: (inout sending Value) throws -> Result) rethrows -> Result {
+        try mutex.withLock { try body(&$0) }
     }
 }
