@@ -51,8 +51,9 @@
 //
 // ## Threads
 //
-// What one playback runs on (counted in `/proc/PID/task` on a playing `liveplay` by `ThreadCountTests`: 8 threads on
-// HTTP-FLV and on RTMP on a 2-core machine, the main thread and the cooperative pool's two included):
+// What one playback runs on (counted in `/proc/PID/task` on a playing `liveplay` by `ThreadCountTests`: 9 threads on
+// HTTP-FLV and on RTMP on a 2-core machine, the main thread, the CLI's signal thread, the cooperative pool's two and
+// one more the Swift runtime starts included; 12 with two streams preloaded; 9 for a monitor of 4 or of 24 streams):
 //
 // | thread or executor | started by | what runs on it | how it ends |
 // |---|---|---|---|
