@@ -214,23 +214,29 @@ public final class LivePlayer: Sendable {
     /// Replaces where pictures go, also while playing: the next picture goes to `sink` (`nil`: nowhere).
     public func setVideoSink(_ sink: (any VideoSink)?) {
         let held = HeldSink(sink)
-        let (gate, control) = state.withLock {
-            $0.videoSink = held
-            $0.gate?.setVideo(held)
-            return ($0.gate, $0.control)
+        replaceSink { $0.videoSink = held } through: { gate, control in
+            gate.setVideo(held)
+            control.setVideoSink(gate.video)
         }
-        if let gate { control?.setVideoSink(gate.video) }
     }
 
     /// Replaces where sound goes, also while playing.
     public func setAudioSink(_ sink: (any AudioSink)?) {
         let held = HeldSink(sink)
-        let (gate, control) = state.withLock {
-            $0.audioSink = held
-            $0.gate?.setAudio(held)
-            return ($0.gate, $0.control)
+        replaceSink { $0.audioSink = held } through: { gate, control in
+            gate.setAudio(held)
+            control.setAudioSink(gate.audio)
         }
-        if let gate { control?.setAudioSink(gate.audio) }
+    }
+
+    /// Keeps a sink for later playbacks and, while one plays, puts it behind that playback's gate and tells its
+    /// control.
+    private func replaceSink(_ keep: (inout State) -> Void, through apply: (SinkGate, PlaybackControl) -> Void) {
+        let running = state.withLock { state in
+            keep(&state)
+            return state.gate.flatMap { gate in state.control.map { (gate, $0) } }
+        }
+        if let (gate, control) = running { apply(gate, control) }
     }
 
     /// TXLivePlayer's `setVolume`: 0…100, applied to the sound with a short ramp (no click).

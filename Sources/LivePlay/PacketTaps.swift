@@ -17,18 +17,6 @@ protocol PacketTap: AnyObject {
     var isDone: Bool { get }
 }
 
-/// What a tap that does not need a step does there: nothing. (A tap's own method must match the requirement's
-/// signature exactly, or this is what runs.)
-extension PacketTap {
-    func configure(video: VideoCodecConfiguration) {}
-    func configure(audio: AudioCodecConfiguration) {}
-    func take(_ packet: EncodedPacket, expectsVideo: Bool) {}
-    func readTaken(at: Duration, bytes: Int, connection: Int) {}
-    func reports(at now: Duration) -> [Report] { [] }
-    func finish(at now: Duration) -> [Report] { [] }
-    var isDone: Bool { false }
-}
-
 /// A session's taps: the list its loop calls, and nothing else. Recordings join it as the control starts them (a
 /// ``Recorder`` from its start until its file is closed); an ``ArrivalTap`` the session was given is on it from the
 /// start.
@@ -103,4 +91,11 @@ private final class ArrivalReads: PacketTap {
         tap.arrived(ArrivalRead(milliseconds: at.milliseconds, bytes: bytes, packets: packets, connection: connection))
         packets.removeAll(keepingCapacity: true)
     }
+
+    // An arrival trace records packets and reads only; it has nothing to report, and its file is the caller's.
+    func configure(video: VideoCodecConfiguration) {}
+    func configure(audio: AudioCodecConfiguration) {}
+    func reports(at now: Duration) -> [Report] { [] }
+    func finish(at now: Duration) -> [Report] { [] }
+    var isDone: Bool { false }
 }

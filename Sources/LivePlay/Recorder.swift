@@ -68,6 +68,9 @@ final class Recorder: PacketTap {
         submit(.packet(packet, dts: dts, pts: packet.pts.milliseconds - open.start), bytes: packet.payload.count)
     }
 
+    /// A recording takes packets, not reads.
+    func readTaken(at: Duration, bytes: Int, connection: Int) {}
+
     /// Stops recording: the open file is finished on the writer thread and reported complete.
     func stop() {
         guard !isStopped else { return }

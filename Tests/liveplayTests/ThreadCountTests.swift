@@ -17,10 +17,10 @@ import Testing
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
-        let output = Locked<String>("")
+        let (chunks, chunk) = AsyncStream.makeStream(of: String.self)
         pipe.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
-            if !data.isEmpty { output.set(output.get() + String(decoding: data, as: UTF8.self)) }
+            if data.isEmpty { chunk.finish() } else { chunk.yield(String(decoding: data, as: UTF8.self)) }
         }
         try process.run()
         defer {
@@ -28,12 +28,20 @@ import Testing
             process.waitUntilExit()
             pipe.fileHandleForReading.readabilityHandler = nil
         }
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            let lines = output.get().split(separator: "\n")
-            let begun = lines.firstIndex { $0.contains("\"code\":2004") || $0.contains("\"kind\":\"status\"") }
-            if let begun, lines[begun...].filter({ $0.contains("\"kind\":\"status\"") }).count >= statuses { break }
-            try await Task.sleep(for: .milliseconds(50))
+        // Reads its output as it comes until it has played (or it ends, or 20 s pass: then the counts below fail).
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                var output = ""
+                for await text in chunks {
+                    output += text
+                    let lines = output.split(separator: "\n")
+                    let begun = lines.firstIndex { $0.contains("\"code\":2004") || $0.contains("\"kind\":\"status\"") }
+                    if let begun, lines[begun...].filter({ $0.contains("\"kind\":\"status\"") }).count >= statuses { return }
+                }
+            }
+            group.addTask { try? await Task.sleep(for: .seconds(20)) }
+            await group.next()
+            group.cancelAll()
         }
         var names: [String: Int] = [:]
         let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/task")
