@@ -39,12 +39,16 @@ public struct ArrivalRead: Sendable, Hashable, Codable {
     public var packets: [Packet]
     /// The connection the read came on, counting from 1 (a reconnect starts the next); absent in older traces.
     public var connection: Int?
+    /// The play loop's turn that took the read, counting from 1; absent in older traces. The reads of one turn were
+    /// all taken before the engine advanced once, however far apart their times (taking a large read takes time).
+    public var turn: Int?
 
-    public init(milliseconds: Int64, bytes: Int, packets: [Packet], connection: Int? = nil) {
+    public init(milliseconds: Int64, bytes: Int, packets: [Packet], connection: Int? = nil, turn: Int? = nil) {
         self.milliseconds = milliseconds
         self.bytes = bytes
         self.packets = packets
         self.connection = connection
+        self.turn = turn
     }
 }
 

@@ -40,6 +40,8 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     var everConnected = false
     /// The server began the stream (RTMP) or sent its first bytes (HTTP) on this connection.
     var streaming = false
+    /// Turns of the play loop so far (an arrival trace says which turn took each read).
+    var turns = 0
     /// Recordings and the arrival trace: what sees the packets taken, as they are taken.
     let taps: PacketTaps
 
@@ -167,6 +169,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         let (sleep, tickInterval) = (sleep, configuration.tickInterval)
         while true {
             if Task.isCancelled { return .finished(.stopped) }
+            turns += 1
             playOut.takeCommands()
             if let exit = applySeek() { return exit }
             while playOut.hasRoom, intake.admission.jumpTo == nil, let update = handoff.takeFirst() {

@@ -7,8 +7,9 @@ protocol PacketTap: AnyObject {
     func configure(video: VideoCodecConfiguration)
     func configure(audio: AudioCodecConfiguration)
     func take(_ packet: EncodedPacket, expectsVideo: Bool)
-    /// The read of `bytes` media bytes taken at `at`, on connection `connection` (from 1), has been taken.
-    func readTaken(at: Duration, bytes: Int, connection: Int)
+    /// The read of `bytes` media bytes taken at `at`, on connection `connection` (from 1), in the play loop's turn
+    /// `turn` (from 1), has been taken.
+    func readTaken(at: Duration, bytes: Int, connection: Int, turn: Int)
     /// What to report on this turn.
     func reports(at now: Duration) -> [Report]
     /// The session ends: what the tap still has to do is done (a file closed), and said.
@@ -41,8 +42,8 @@ final class PacketTaps {
         for tap in taps { tap.take(packet, expectsVideo: expectsVideo) }
     }
 
-    func readTaken(at: Duration, bytes: Int, connection: Int) {
-        for tap in taps { tap.readTaken(at: at, bytes: bytes, connection: connection) }
+    func readTaken(at: Duration, bytes: Int, connection: Int, turn: Int) {
+        for tap in taps { tap.readTaken(at: at, bytes: bytes, connection: connection, turn: turn) }
     }
 
     /// Starts and stops recordings as the control asked: a new one stops the one before, which finishes its file.
@@ -87,8 +88,9 @@ private final class ArrivalReads: PacketTap {
         packets.append(ArrivalRead.Packet(packet))
     }
 
-    func readTaken(at: Duration, bytes: Int, connection: Int) {
-        tap.arrived(ArrivalRead(milliseconds: at.milliseconds, bytes: bytes, packets: packets, connection: connection))
+    func readTaken(at: Duration, bytes: Int, connection: Int, turn: Int) {
+        tap.arrived(
+            ArrivalRead(milliseconds: at.milliseconds, bytes: bytes, packets: packets, connection: connection, turn: turn))
         packets.removeAll(keepingCapacity: true)
     }
 

@@ -69,7 +69,7 @@ final class Recorder: PacketTap {
     }
 
     /// A recording takes packets, not reads.
-    func readTaken(at: Duration, bytes: Int, connection: Int) {}
+    func readTaken(at: Duration, bytes: Int, connection: Int, turn: Int) {}
 
     /// Stops recording: the open file is finished on the writer thread and reported complete.
     func stop() {

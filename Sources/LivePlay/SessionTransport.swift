@@ -29,7 +29,7 @@ extension LiveSession {
             streaming = true
             let takenAt = elapsed
             for element in elements { take(element, arrivedAt: takenAt) }
-            taps.readTaken(at: takenAt, bytes: byteCount, connection: reporter.connectionCount)
+            taps.readTaken(at: takenAt, bytes: byteCount, connection: reporter.connectionCount, turn: turns)
         case .slowLink(let goodput):
             reporter.report(Reports.slowLink(receiving: goodput))
         case .unplayable(let message):

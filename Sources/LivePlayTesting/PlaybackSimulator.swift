@@ -241,9 +241,20 @@ public enum PlaybackSimulator {
             while next < reads.count, Duration.milliseconds(reads[next].milliseconds) < end
                 || (including && Duration.milliseconds(reads[next].milliseconds) == end)
             {
-                if next > 0, reads[next].connection != reads[next - 1].connection { playback.beginConnection() }
-                for packet in reads[next].packets { playback.receive(packet.encodedPacket) }
-                next += 1
+                // The real loop took every read of a turn before the engine advanced, however far apart their times
+                // (taking a large burst takes milliseconds): the rest of the turn is taken too, each read at its
+                // time, and the engine advances after the last of them.
+                let turn = reads[next].turn
+                repeat {
+                    let time = Duration.milliseconds(reads[next].milliseconds)
+                    if time > now {
+                        now = time
+                        clock.advance(to: VirtualClock.Instant(offset: now))
+                    }
+                    if next > 0, reads[next].connection != reads[next - 1].connection { playback.beginConnection() }
+                    for packet in reads[next].packets { playback.receive(packet.encodedPacket) }
+                    next += 1
+                } while turn != nil && next < reads.count && reads[next].turn == turn
             }
         }
         while now <= duration {
@@ -272,6 +283,7 @@ public enum PlaybackSimulator {
                 samples.append(sample)
             }
             // The next step on the grid, or the next sample's instant if that comes first (off the grid).
+            while step * (steps + 1) <= now { steps += 1 }
             let grid = step * (steps + 1)
             if let time = times.first.map(sampleTime), time > now, time < grid {
                 now = time
