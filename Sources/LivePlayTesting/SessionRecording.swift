@@ -81,15 +81,12 @@ public struct EventProbe: Sendable {
     /// Waits until `count` events with `code` have arrived (or `timeout` passes); returns whether they did.
     @discardableResult
     public func wait(for code: PlayEventCode, count: Int = 1, timeout: Duration = .seconds(10)) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline, !Task.isCancelled {
-            if box.events.filter({ $0.code == code }).count >= count { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return false
+        await eventually(within: timeout) { box.events.filter { $0.code == code }.count >= count }
     }
 
     public var events: [PlayEvent] { box.events }
+    /// The net statuses so far.
+    public var statuses: [NetStatus] { box.statuses }
 
     /// Ends the recording now (the session is cancelled).
     public func stop() { box.signalStop() }

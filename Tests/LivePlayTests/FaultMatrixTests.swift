@@ -463,6 +463,7 @@ enum NetworkFaults {
                     // The fixture is about 48 KB/s of media.
                     stream.proxy.set(.bandwidth(bytesPerSecond: 16_000))
                     await probe.wait(timeout: .seconds(6)) { $0.after(clock.mark(0) ?? 0).contains { $0.isGoodputLag } }
+                    // Half a second more on the slow link: the case checks that no disconnect follows the warning.
                     try? await Task.sleep(for: .milliseconds(500))
                     probe.stop()
                 })
@@ -1273,14 +1274,9 @@ enum PlayerBinary {
     }
 }
 
-/// Polls `condition` every 20 ms until it holds or `timeout` passes.
+/// Waits until `condition` holds or `timeout` passes.
 func until(timeout: Duration, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return condition()
+    await eventually(within: timeout, condition)
 }
 
 // MARK: - Reading the events
@@ -1353,12 +1349,7 @@ extension EventProbe {
     /// Waits until `condition` holds for the events so far (or `timeout` passes); returns whether it did.
     @discardableResult
     func wait(timeout: Duration = .seconds(10), until condition: @Sendable ([PlayEvent]) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline, !Task.isCancelled {
-            if condition(events) { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return false
+        await eventually(within: timeout) { condition(events) }
     }
 
     /// Waits until ``Swift/Array/resumed(after:)`` holds for the first fault.

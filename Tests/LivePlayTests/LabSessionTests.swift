@@ -116,7 +116,8 @@ import Testing
             limit: .seconds(15), sink: sink,
             script: { probe in
                 await probe.wait(for: .playBegin)
-                try? await Task.sleep(for: .seconds(4))
+                // Four seconds of playing: about 100 pictures at 25 fps.
+                _ = await eventually { sink.pictures.count >= 100 }
                 probe.stop()
             })
         await server.stop()
@@ -198,8 +199,10 @@ import Testing
             "http://127.0.0.1:\(port)/live.flv", configuration: Self.configuration(.preset(.speed)),
             limit: .seconds(25),
             script: { probe in
-                // Stall ends at 6 s; give it 15 s from there.
-                try? await Task.sleep(for: .seconds(21))
+                // Stall ends at 6 s; give it 15 s from there (the progress events past 20 s are what is checked).
+                _ = await eventually(within: .seconds(24)) {
+                    probe.events.contains { $0.code == .playProgress && $0.elapsedMilliseconds > 21_000 }
+                }
                 probe.stop()
             })
         await proxy.stop()
@@ -221,7 +224,7 @@ import Testing
             script: { probe in
                 await probe.wait(for: .playBegin)
                 // Smooth has 5 s buffered; speed wants 1 s: it must shed the rest.
-                try? await Task.sleep(for: .seconds(1))
+                _ = await eventually { (probe.statuses.last?.cacheMilliseconds ?? 0) >= 4_000 }
                 probe.control.setMode(.speed)
                 await probe.wait(for: .catchUpSkip, timeout: .seconds(10))
                 await probe.wait(for: .playProgress, count: 8, timeout: .seconds(10))
@@ -297,6 +300,7 @@ import Testing
                 return await session.run { event in codes.withLock { $0.append(event.code.rawValue) } }
             }
             group.addTask {
+                // The window the read rate is measured over: the session plays for 4 s, whatever it does.
                 try? await Task.sleep(for: .seconds(4))
                 return nil
             }

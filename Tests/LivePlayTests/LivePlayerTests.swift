@@ -25,6 +25,7 @@ import Testing
                 storedEvents.append(event)
                 return storedEvents.count == 1
             }
+            // The behaviour under test: a listener that blocks its thread.
             if first, let blockFirstEventFor { Thread.sleep(forTimeInterval: blockFirstEventFor.seconds) }
         }
 
@@ -33,12 +34,7 @@ import Testing
         }
 
         func wait(for code: PlayEventCode, count: Int = 1, timeout: Duration = .seconds(10)) async -> Bool {
-            let deadline = ContinuousClock.now + timeout
-            while ContinuousClock.now < deadline {
-                if events.filter({ $0.code == code }).count >= count { return true }
-                try? await Task.sleep(for: .milliseconds(20))
-            }
-            return false
+            await eventually(within: timeout) { events.filter { $0.code == code }.count >= count }
         }
     }
 
@@ -51,7 +47,7 @@ import Testing
         try player.startPlay("http://127.0.0.1:\(port)/live.flv", type: .flv)
         #expect(player.isPlaying)
         #expect(await listener.wait(for: .playBegin))
-        try await Task.sleep(for: .milliseconds(2200))
+        #expect(await eventually { listener.statuses.count >= 2 }, "once a second")
         await player.stopPlay()
         await server.stop()
         #expect(!player.isPlaying)
@@ -78,10 +74,11 @@ import Testing
         let player = LivePlayer(configuration: LabSessionTests.configuration(retries: 0), videoSink: sink, audioSink: sink)
         player.listener = listener
         try player.startPlay("http://127.0.0.1:\(port)/live.flv")
-        let deadline = ContinuousClock.now + .seconds(20)
-        while listener.events.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(await eventually(within: .seconds(20)) { !listener.events.isEmpty })
         let blockedAt = ContinuousClock.now
-        try await Task.sleep(for: .milliseconds(3000))
+        // Playback begins after about 1 s of cache and runs at 25 fps while the listener sleeps: 15 pictures come
+        // well inside the 5 s it blocks.
+        _ = await eventually(within: .seconds(4)) { sink.pictures.count >= 15 }
         let shownWhileBlocked = sink.pictures.count
         let stillBlocked = listener.events.count == 1 && ContinuousClock.now - blockedAt < .seconds(5)
         #expect(await listener.wait(for: .playBegin, timeout: .seconds(10)))
@@ -89,7 +86,7 @@ import Testing
         await server.stop()
         #expect(stillBlocked, "still inside the first callback")
         // Playback began after about 1 s of cache and ran at 25 fps while the listener slept.
-        #expect(shownWhileBlocked >= 15, "\(shownWhileBlocked) pictures in 3 s")
+        #expect(shownWhileBlocked >= 15, "\(shownWhileBlocked) pictures while it was blocked")
         let codes = listener.events.map(\.code)
         #expect(codes.first == .connectSucceeded && codes.contains(.playBegin), "delivered late but in order: \(codes)")
     }
@@ -160,12 +157,12 @@ import Testing
         #expect(await listener.wait(for: .playBegin))
         player.pause()
         #expect(await listener.wait(for: .paused))
-        try await Task.sleep(for: .seconds(3))
+        // The stream keeps arriving while paused: the status says so once 2.5 s more are buffered.
+        _ = await eventually { (listener.statuses.last { $0.state == "paused" }?.cacheMilliseconds ?? 0) > 2500 }
         let paused = listener.statuses.last
         player.resume()
         #expect(await listener.wait(for: .resumed))
         #expect(await listener.wait(for: .playBegin, count: 2))
-        try await Task.sleep(for: .milliseconds(1200))
         await player.stopPlay()
         await server.stop()
         #expect(paused?.state == "paused")

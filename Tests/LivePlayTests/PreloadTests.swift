@@ -28,12 +28,6 @@ import Testing
         return (player, sink, listener)
     }
 
-    static func waitUntil(_ timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !condition(), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-        return condition()
-    }
-
     static func state(_ pool: PreloadPool, _ url: String) -> PreloadPool.State? {
         pool.statuses.first { $0.url == url }?.state
     }
@@ -48,14 +42,20 @@ import Testing
         try player.startPlay(urlA)
         #expect(await listener.wait(for: .playBegin))
         // Without a GOP cache B is ready at its next keyframe (1 s GOP).
-        #expect(await Self.waitUntil { Self.state(pool, urlB) == .ready }, "B is ready: \(pool.statuses)")
-        try await Task.sleep(for: .milliseconds(500))
+        #expect(await eventually { Self.state(pool, urlB) == .ready }, "B is ready: \(pool.statuses)")
+        // A is on screen (its 320×240 pictures), so B's first picture is told apart from what came before.
+        #expect(await eventually { sink.pictures.suffix(10).count == 10 && sink.pictures.last?.width == 320 })
         let before = sink.pictures.count
         let called = ContinuousClock.now
         try player.switch(to: urlB, from: pool)
         #expect(pool.statuses.isEmpty, "B left the pool")
         #expect(await listener.wait(for: .switched))
-        try await Task.sleep(for: .seconds(2))
+        // B plays on from its poster: 2 s of it at 30 fps, and a net status after the switch.
+        let statusesAtSwitch = listener.statuses.count
+        _ = await eventually {
+            sink.pictures.dropFirst(before).filter { $0.width == 318 }.count >= 60
+                && listener.statuses.count > statusesAtSwitch + 1
+        }
         await player.stopPlay()
         await pool.removeAll()
         await serverA.stop()
@@ -98,12 +98,12 @@ import Testing
         let (player, sink, listener) = Self.player(RTMPSessionTests.configuration)
         try player.startPlay(urlA)
         #expect(await listener.wait(for: .playBegin, timeout: .seconds(15)))
-        #expect(await Self.waitUntil(.seconds(15)) { Self.state(pool, urlB) == .ready }, "\(pool.statuses)")
+        #expect(await eventually(within: .seconds(15)) { Self.state(pool, urlB) == .ready }, "\(pool.statuses)")
         let before = sink.pictures.count
         let called = ContinuousClock.now
         try player.switch(to: urlB, from: pool)
         #expect(await listener.wait(for: .switched))
-        try await Task.sleep(for: .milliseconds(1500))
+        _ = await eventually { sink.pictures.dropFirst(before).filter { $0.width == 318 }.count >= 45 }
         await player.stopPlay()
         await pool.removeAll()
         let after = sink.pictures.dropFirst(before).drop { $0.width == 320 }
@@ -121,7 +121,7 @@ import Testing
         #expect(await listener.wait(for: .playBegin))
         try player.switch(to: urlB)
         #expect(await listener.wait(for: .switched))
-        try await Task.sleep(for: .milliseconds(500))
+        _ = await eventually { sink.pictures.last?.width == 318 }
         await player.stopPlay()
         await serverA.stop()
         await serverB.stop()
@@ -140,8 +140,9 @@ import Testing
         let pool = PreloadPool(
             configuration: LabSessionTests.configuration(retries: 3), budget: PreloadBudget(reading: reading))
         pool.preload(url)
-        #expect(await Self.waitUntil { Self.state(pool, url) == .ready })
-        try await Task.sleep(for: .seconds(6))
+        #expect(await eventually { Self.state(pool, url) == .ready })
+        // What it reads over five seconds of waiting.
+        _ = await eventually(within: .seconds(15)) { (pool.statuses.first?.secondsSinceReady ?? 0) >= 5 }
         let status = try #require(pool.statuses.first)
         await pool.removeAll()
         await server.stop()
@@ -163,9 +164,10 @@ import Testing
         let budget = PreloadBudget(bytesPerStream: 100_000, totalBytes: 60_000)
         let pool = PreloadPool(configuration: LabSessionTests.configuration(retries: 3), budget: budget)
         pool.preload(url)
-        #expect(await Self.waitUntil { Self.state(pool, url) == .ready })
+        #expect(await eventually { Self.state(pool, url) == .ready })
         var held: [Int] = []
         for _ in 0..<30 {
+            // Sampled ten times a second for 3 s: the bound must hold at every sample, not only at one instant.
             try await Task.sleep(for: .milliseconds(100))
             held.append(pool.statuses.first?.bufferedBytes ?? -1)
         }
@@ -192,20 +194,20 @@ import Testing
         let changes = Locked<[PreloadPool.State]>([])
         pool.onChange = { status in changes.set(changes.get() + [status.state]) }
         pool.preload(url)
-        #expect(await Self.waitUntil { Self.state(pool, url) == .ready })
+        #expect(await eventually { Self.state(pool, url) == .ready })
         if fault == "dies" {
             await server.stop()
-            #expect(await Self.waitUntil { changes.get().contains(.failed) }, "reported: \(changes.get())")
+            #expect(await eventually { changes.get().contains(.failed) }, "reported: \(changes.get())")
             (server, _) = try await Self.server(.longH264AAC, port: port)
         } else {
-            #expect(await Self.waitUntil { changes.get().contains(.reconnecting) }, "reported: \(changes.get())")
+            #expect(await eventually { changes.get().contains(.reconnecting) }, "reported: \(changes.get())")
         }
-        #expect(await Self.waitUntil(.seconds(20)) { Self.state(pool, url) == .ready }, "ready again: \(changes.get())")
+        #expect(await eventually(within: .seconds(20)) { Self.state(pool, url) == .ready }, "ready again: \(changes.get())")
         print("preloaded stream that \(fault): \(changes.get().map(\.rawValue))")
         let (player, sink, listener) = Self.player()
         try player.switch(to: url, from: pool)
         #expect(await listener.wait(for: .playBegin))
-        try await Task.sleep(for: .seconds(1))
+        _ = await eventually { sink.pictures.count >= 20 }
         await player.stopPlay()
         await pool.removeAll()
         await proxy?.stop()

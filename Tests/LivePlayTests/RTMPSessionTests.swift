@@ -60,7 +60,8 @@ import Testing
             url, configuration: configuration, limit: .seconds(30), sink: sink,
             script: { probe in
                 await probe.wait(for: .playBegin, timeout: .seconds(20))
-                try? await Task.sleep(for: .seconds(3))
+                // About 3 s of playing at 25 fps.
+                _ = await eventually { sink.pictures.count >= 75 }
                 probe.stop()
             })
         let begin = try #require(recording.first(.playBegin), "\(mode): \(recording.codes)")

@@ -192,7 +192,7 @@ import Testing
             publisher.stop()
             server.stop()
         }
-        try await Task.sleep(for: .seconds(2))  // ffmpeg has published
+        #expect(await eventually { server.errorLog.contains("publish: name='demo'") }, "ffmpeg publishes: \(publisher.log.suffix(500))")
         let scenario = NetworkScenario.stall3s
         let recordings = try await scenario.record(
             upstreamPort: Int(server.port), scheme: "rtmp", path: "/live/demo", modes: [.preset(.speed)])

@@ -79,14 +79,16 @@ import Testing
             "http://127.0.0.1:\(port)/live.flv", configuration: Self.configuration(RecordingOptions(path: path)),
             limit: .seconds(30),
             script: { probe in
-                try? await Task.sleep(for: .seconds(4))
+                // Four seconds recorded (a progress report a second), then the server goes; it is back on the same
+                // port once the player is reconnecting, and four more seconds are recorded.
+                _ = await probe.wait(for: .recordProgress, count: 4, timeout: .seconds(15))
                 await first.stop()
-                try? await Task.sleep(for: .seconds(1))
+                _ = await probe.wait(for: .reconnect, timeout: .seconds(10))
                 let server = try? LiveFLVServer(path: fixture, configuration: .init(port: port, threads: 1), logger: logger)
                 _ = try? await server?.start()
                 second.set(server)
-                _ = await probe.wait(for: .playBegin, timeout: .seconds(10))
-                try? await Task.sleep(for: .seconds(4))
+                let reported = probe.events.filter { $0.code == .recordProgress }.count
+                _ = await probe.wait(for: .recordProgress, count: reported + 4, timeout: .seconds(15))
                 probe.stop()
             })
         await second.get()?.stop()
@@ -148,10 +150,12 @@ import Testing
             script: { probe in
                 _ = await probe.wait(for: .playBegin, timeout: .seconds(10))
                 probe.control.startRecording(RecordingOptions(path: path, progressInterval: .milliseconds(500)))
-                try? await Task.sleep(for: .seconds(3))
+                // Three seconds recorded (a progress report every 0.5 s), then stopped while playing.
+                _ = await probe.wait(for: .recordProgress, count: 6, timeout: .seconds(15))
                 probe.control.stopRecording()
                 _ = await probe.wait(for: .recordCompleted, timeout: .seconds(5))
-                try? await Task.sleep(for: .seconds(1))
+                let completed = probe.events.last { $0.code == .recordCompleted }?.elapsedMilliseconds ?? 0
+                _ = await eventually { (probe.statuses.last?.elapsedMilliseconds ?? 0) > completed }
                 probe.stop()
             })
         await server.stop()
@@ -214,7 +218,9 @@ import Testing
             limit: .seconds(30),
             script: { probe in
                 _ = await probe.wait(for: .recordFailed, timeout: .seconds(20))
-                try? await Task.sleep(for: .seconds(3))
+                // Playback goes on after the failure: three statuses from it on.
+                let failedAt = probe.events.first { $0.code == .recordFailed }?.elapsedMilliseconds ?? 0
+                _ = await eventually { probe.statuses.filter { $0.elapsedMilliseconds >= failedAt }.count >= 3 }
                 probe.stop()
             })
         await server.stop()

@@ -26,10 +26,12 @@ import Testing
         let (player, sink, listener) = PreloadTests.player(sound: true)
         try player.startPlay(high)
         #expect(await listener.wait(for: .playBegin))
-        try await Task.sleep(for: .milliseconds(1500))
+        // The high rendition has played for a while (and ten pictures before the cut are there to compare).
+        _ = await eventually { sink.pictures.count >= 30 }
         try player.switchStream(to: low)
         #expect(await listener.wait(for: .streamSwitchSucceeded, timeout: .seconds(8)), "\(listener.events.map(\.code))")
-        try await Task.sleep(for: .milliseconds(1500))
+        // Ten pictures after the cut, to compare, and the low rendition playing on.
+        _ = await eventually { sink.pictures.filter { $0.width == 160 }.count >= 30 }
         await player.stopPlay()
         for server in servers { await server.stop() }
 
@@ -63,7 +65,7 @@ import Testing
         try player.switchStream(to: target)
         #expect(await listener.wait(for: .streamSwitchFailed, timeout: .seconds(8)))
         let failedAt = sink.pictures.count
-        try await Task.sleep(for: .seconds(1))
+        _ = await eventually { sink.pictures.count > failedAt + 20 }
         await player.stopPlay()
         for server in servers { await server.stop() }
         let event = try #require(listener.events.first { $0.code == .streamSwitchFailed })

@@ -8,6 +8,7 @@ import Testing
         #expect(await handoff.send(1))
         #expect(await handoff.send(2))
         let third = Task { await handoff.send(3) }
+        // Time for the third send to find the queue full and wait (nothing to observe that it does).
         try? await Task.sleep(for: .milliseconds(50))
         #expect(handoff.takeAll() == [1, 2])
         #expect(await third.value)
@@ -18,7 +19,9 @@ import Testing
         let handoff = TransportHandoff<Int>(capacity: 1)
         #expect(await handoff.send(1))
         let blocked = Task { await handoff.send(2) }
+        // The waiter's own sleep is what `close` must cut short.
         let waiter = Task { await handoff.wait { try? await Task.sleep(for: .seconds(60)) } }
+        // Time for both to block (nothing to observe that they do).
         try? await Task.sleep(for: .milliseconds(20))
         handoff.close()
         #expect(await blocked.value == false)
