@@ -118,6 +118,8 @@ import Testing
                 #expect(refused.bytes.isEmpty)
                 #expect(refused.closedByPeer || refused.error?.contains("reset") == true, "\(refused)")
                 #expect(proxy.statistics.refused >= 1)
+                // Not a wait for a condition: the 1.5 s down period is the timer under test, and while down the
+                // proxy accepts and resets, so only the clock says it is over; the next request must find it serving.
                 try await clock.sleep(until: start + .milliseconds(1700))
                 let recovered = try await StreamRecorder.record(
                     port: port, request: StreamRecorder.get("/file.flv"), duration: .seconds(5))

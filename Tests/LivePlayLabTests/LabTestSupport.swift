@@ -33,6 +33,13 @@ func withServer(
     await server.stop()
 }
 
+/// Waits until `server` has sent every tag of its stream's first `milliseconds` (counted by its own statistics, so
+/// a client joins once the stream is there, however loaded the machine); `false` if that took more than 10 s.
+func streamed(_ server: LiveFLVServer, through milliseconds: UInt32) async -> Bool {
+    let due = server.program.tags.prefix { $0.timestamp - server.program.firstTimestamp <= milliseconds }.count
+    return await eventually { server.statistics.tagsSent >= due }
+}
+
 /// Runs `body` with a started proxy and always stops it.
 func withProxy(
     _ configuration: ImpairmentProxy.Configuration, _ body: (ImpairmentProxy, Int) async throws -> Void

@@ -19,8 +19,8 @@ import Testing
     @Test func newClientGetsHeadersThenTheLastKeyframe() async throws {
         let path = try LabFixture.stream(seconds: 2, gop: 25)
         let keyframes = try keyframes(path)
-        try await withServer(path) { _, port in
-            try await Task.sleep(for: .milliseconds(1300))
+        try await withServer(path) { server, port in
+            #expect(await streamed(server, through: 1300), "the stream is past its second keyframe")
             let recording = try await StreamRecorder.record(
                 port: port, request: StreamRecorder.get("/live.flv?chunked=0"), duration: .milliseconds(700))
             let response = try #require(recording.response)
@@ -84,8 +84,8 @@ import Testing
     @Test func withoutTheCacheTheFirstVideoIsTheNextKeyframe() async throws {
         let path = try LabFixture.stream(seconds: 2, gop: 25)
         let keyframes = try keyframes(path)
-        try await withServer(path) { _, port in
-            try await Task.sleep(for: .milliseconds(200))
+        try await withServer(path) { server, port in
+            #expect(await streamed(server, through: 200), "the stream is past its first keyframe")
             async let cached = StreamRecorder.record(
                 port: port, request: StreamRecorder.get("/live.flv?chunked=0"), duration: .milliseconds(1500))
             async let uncached = StreamRecorder.record(

@@ -202,8 +202,8 @@ private func receivedStamps(_ elements: [FLVElement]) throws -> [ReceivedStamp] 
     @Test func aJoiningClientGetsAFreshStampAfterTheCacheNotStaleOnesFromIt() async throws {
         let path = try LabFixture.stream(seconds: 2, gop: 25)
         let configuration = LiveFLVServer.Configuration(wallClockInterval: .milliseconds(100))
-        try await withServer(path, configuration: configuration) { _, port in
-            try await Task.sleep(for: .milliseconds(1700))
+        try await withServer(path, configuration: configuration) { server, port in
+            #expect(await streamed(server, through: 1700), "the stream is 1.7 s in")
             async let cached = StreamRecorder.record(
                 port: port, request: StreamRecorder.get("/live.flv?chunked=0"), duration: .milliseconds(600))
             async let uncached = StreamRecorder.record(
