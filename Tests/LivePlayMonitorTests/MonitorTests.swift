@@ -110,8 +110,14 @@ import Testing
             defer { group.cancelAll() }
             _ = LoopbackPort.wait(timeout: .seconds(20)) { bound.get() != nil }
             let metricsPort = try #require(bound.get())
-            try await Task.sleep(for: .seconds(4))
-            let first = try Self.get(metricsPort, "/metrics")
+            // Until the lab plays with its codecs known (a page polled, not a fixed wait).
+            var first = (status: 0, body: "")
+            let labUp = try await eventually {
+                first = try Self.get(metricsPort, "/metrics")
+                return Self.value(first.body, #"liveplay_up{stream="lab"}"#) == 1
+                    && first.body.contains(#"liveplay_stream_info{stream="lab""#)
+            }
+            #expect(labUp, "the lab plays")
             #expect(first.status == 200)
             #expect(Self.value(first.body, #"liveplay_up{stream="lab"}"#) == 1, "\(first.body)")
             #expect(Self.value(first.body, #"liveplay_stream_state{stream="dead",state="down"}"#) == 1
@@ -121,8 +127,16 @@ import Testing
             // Prometheus's own parser and linter.
             let lint = try ExternalTool.run("promtool", ["check", "metrics"], input: Data(first.body.utf8))
             #expect(lint.status == 0 && lint.text.isEmpty && lint.standardError.isEmpty, "\(lint.text)\(lint.standardError)")
-            try await Task.sleep(for: .seconds(2))
-            let second = try Self.get(metricsPort, "/metrics").body
+            // Until the lab has received more and the dead stream has been restarted at least once.
+            var second = ""
+            let counted = try await eventually {
+                second = try Self.get(metricsPort, "/metrics").body
+                let received = Self.value(second, #"liveplay_received_bytes_total{stream="lab"}"#) ?? 0
+                let restarts = Self.value(second, #"liveplay_reconnects_total{stream="dead",reason="restart"}"#) ?? 0
+                return received > (Self.value(first.body, #"liveplay_received_bytes_total{stream="lab"}"#) ?? 0)
+                    && restarts >= 1
+            }
+            #expect(counted, "\(second)")
             let bytes = [first.body, second].map { Self.value($0, #"liveplay_received_bytes_total{stream="lab"}"#) ?? 0 }
             #expect(bytes[0] > 0 && bytes[1] > bytes[0], "received bytes grow: \(bytes)")
             // The dead stream is tried again and again: restarts counted, never dropped from the page.
@@ -139,14 +153,22 @@ import Testing
             #expect(try Self.get(metricsPort, "/probe?target=ftp://x&seconds=1").status == 400)
             // The lab stops: its stream goes down, and its counters stay.
             await server.stop()
-            try await Task.sleep(for: .seconds(4))
-            let third = try Self.get(metricsPort, "/metrics").body
+            var third = ""
+            let down = try await eventually {
+                third = try Self.get(metricsPort, "/metrics").body
+                return Self.value(third, #"liveplay_up{stream="lab"}"#) == 0
+            }
+            #expect(down, "the lab goes down")
             #expect(Self.value(third, #"liveplay_up{stream="lab"}"#) == 0, "\(third)")
             #expect((Self.value(third, #"liveplay_received_bytes_total{stream="lab"}"#) ?? 0) >= bytes[1])
             // The list loses a stream: its series leave the page.
             monitor.load([MonitoredStream(id: "lab", url: "http://127.0.0.1:\(port)/live.flv")])
-            try await Task.sleep(for: .milliseconds(500))
-            let fourth = try Self.get(metricsPort, "/metrics").body
+            var fourth = ""
+            let left = try await eventually {
+                fourth = try Self.get(metricsPort, "/metrics").body
+                return !fourth.contains(#"stream="dead""#)
+            }
+            #expect(left, "the dead stream's series leave the page")
             #expect(!fourth.contains(#"stream="dead""#), "\(fourth)")
         }
     }

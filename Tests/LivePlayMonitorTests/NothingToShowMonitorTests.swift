@@ -22,8 +22,15 @@ import Testing
             defer { group.cancelAll() }
             _ = LoopbackPort.wait(timeout: .seconds(20)) { bound.get() != nil }
             let port = try #require(bound.get())
-            try await Task.sleep(for: .seconds(4))
-            let page = try MonitorTests.get(port, "/metrics").body
+            // Until three of the file's ten seconds have arrived (more than a GOP of pictures it cannot show), so a
+            // stream wrongly counted up would be by then.
+            var page = ""
+            let arrived = try await eventually {
+                page = try MonitorTests.get(port, "/metrics").body
+                let received = MonitorTests.value(page, #"liveplay_received_bytes_total{stream="headless"}"#) ?? 0
+                return received >= Double(body.count * 3 / 10)
+            }
+            #expect(arrived, "\(page)")
             #expect(MonitorTests.value(page, #"liveplay_up{stream="headless"}"#) == 0, "\(page)")
             #expect(MonitorTests.value(page, #"liveplay_stream_state{stream="headless",state="loading"}"#) == 1)
             #expect((MonitorTests.value(page, #"liveplay_received_bytes_total{stream="headless"}"#) ?? 0) > 0)
