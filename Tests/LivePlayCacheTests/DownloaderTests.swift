@@ -67,6 +67,7 @@ import Testing
             }
             group.addTask { await script(updates) }
             group.addTask {
+                // Not a wait for a condition: the deadline racing the run, which ends the group first when it is done.
                 try await Task.sleep(for: timeout)
                 Issue.record("the downloads did not finish within \(timeout)")
             }
@@ -83,12 +84,7 @@ import Testing
         _ updates: Locked<[DownloadUpdate]>, after: Int = 0, timeout: Duration = .seconds(30),
         _ condition: (DownloadUpdate) -> Bool
     ) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if updates.get().dropFirst(after).contains(where: condition) { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return false
+        await eventually(within: timeout) { updates.get().dropFirst(after).contains(where: condition) }
     }
 
     /// A new seed each run (printed), or `LIVEPLAY_DOWNLOAD_SEED` to run a failed one again.
