@@ -160,6 +160,7 @@ struct RTMPSourceTests {
             url: "rtmp://stuck.example/live/x", options: RTMPTest.options(resolve: .milliseconds(500)),
             logger: RTMPTest.logger, limits: .init(),
             resolver: { _, _ in
+                // The misbehaviour under test: a resolver that hangs far past resolveTimeout.
                 Thread.sleep(forTimeInterval: 30)
                 return .failure(TransportError(.dnsFailed, "late"))
             })
@@ -341,7 +342,8 @@ struct RTMPSourceTests {
                 try peer.acceptRTMPHandshake()
                 try peer.write(RTMPChunkWriter.onStatus("NetStream.Play.Start") + audio(timestamp: 0))
                 try peer.write(Array(message.prefix(12 + place.bodyBytes)))
-                // Long enough for the player to read what came and wait inside the body.
+                // The misbehaviour under test, a server stalling inside a message: long enough for the player to
+                // read what came and wait inside the body (which it does not tell), then the close.
                 peer.sleep(.milliseconds(300))
                 peer.shutDown()
             })
@@ -369,7 +371,8 @@ struct RTMPSourceTests {
                 try peer.acceptRTMPHandshake()
                 try peer.write(RTMPChunkWriter.onStatus("NetStream.Play.Start"))
                 var timestamp: UInt32 = 0
-                // 20 ms of audio every 200 ms: 0.1 media seconds per second, below the 0.5 asked for.
+                // The trickle under test, paced by the peer: 20 ms of audio every 200 ms, 0.1 media seconds per
+                // second, below the 0.5 asked for.
                 while peer.sleep(.milliseconds(200)) {
                     try peer.write(audio(timestamp: timestamp))
                     timestamp += 20

@@ -19,6 +19,7 @@ func withDeadline<T: Sendable>(
     try await withThrowingTaskGroup(of: T.self) { group in
         group.addTask { try await body() }
         group.addTask {
+            // Not a wait for a condition: the deadline racing `body`, which ends the group first when it returns.
             try await Task.sleep(for: limit)
             throw DeadlinePassed(limit: limit)
         }
