@@ -1,11 +1,18 @@
 import Foundation
 import LivePlay
+import LivePlayTesting
 import LivePlayWindow
 import Testing
 
 /// The sound device through SDL's `disk` driver (`SDL_AUDIODRIVER=disk`): what the device was given lands in a
 /// file at the device's pace, so the sink's clock and content can be checked without a sound card.
 @Suite(.serialized) struct DeviceAudioSinkTests {
+    /// How many float samples the device has written to `path` so far (its size: no need to read it).
+    static func written(_ path: String) -> Int {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        return ((attributes?[.size] as? NSNumber)?.intValue ?? 0) / MemoryLayout<Float>.size
+    }
+
     @Test func theDeviceGetsTheSamplesAndReportsWhatItHoldsUnplayed() async throws {
         let path = NSTemporaryDirectory() + "liveplay-disk-audio-\(UUID().uuidString).raw"
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -27,11 +34,14 @@ import Testing
         }
         let held = try #require(sink.unplayedDuration)
         #expect(held > .milliseconds(900) && held <= .milliseconds(1100), "a second queued: \(held)")
-        try await Task.sleep(for: .milliseconds(500))
-        let later = try #require(sink.unplayedDuration)
-        // The device plays in real time: about half of it is heard after half a second (generous bounds).
-        #expect(later < held - .milliseconds(250) && later > held - .milliseconds(800), "\(held) then \(later)")
-        try await Task.sleep(for: .milliseconds(900))
+        // The device plays in real time: half a second of it is heard in about half a second (generous bounds:
+        // 250 to 800 ms played in 500 ms, as it was measured before).
+        let start = ContinuousClock.now
+        let halfPlayed = await eventually { (sink.unplayedDuration ?? held) <= held - .milliseconds(500) }
+        let took = start.duration(to: .now)
+        #expect(halfPlayed, "\(held) then \(String(describing: sink.unplayedDuration))")
+        #expect(took > .milliseconds(310) && took < .milliseconds(1000), "half a second played in \(took)")
+        #expect(await eventually { Self.written(path) >= samples.count }, "the whole second reached the device")
         sink.close()
         let written = try Data(contentsOf: URL(fileURLWithPath: path))
         let floats = written.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
@@ -54,10 +64,13 @@ import Testing
                     pts: MediaTimestamp(milliseconds: Int64(block * 100)), sampleRate: 44_100, channels: 1,
                     samples: Array(samples[block * 4410..<(block + 1) * 4410]), rate: 1))
         }
-        try await Task.sleep(for: .milliseconds(300))
+        // A third of the second played, then the switch.
+        let held = try #require(sink.unplayedDuration)
+        #expect(await eventually { (sink.unplayedDuration ?? held) <= held - .milliseconds(300) })
         sink.fadeOutUnplayed()
         #expect((sink.unplayedDuration ?? .zero) < .milliseconds(60), "only the fade and the device's buffer are left")
-        try await Task.sleep(for: .milliseconds(400))
+        // Until the device has written 0.7 s, well past the half second by which the sound must have ended.
+        #expect(await eventually { Self.written(path) >= 44_100 * 7 / 10 }, "\(Self.written(path)) samples written")
         sink.close()
         let heard = try Data(contentsOf: URL(fileURLWithPath: path)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
         let lastSound = try #require(heard.lastIndex { abs($0) > 1e-4 })

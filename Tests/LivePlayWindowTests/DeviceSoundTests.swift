@@ -63,23 +63,31 @@ import Testing
         let port = try await server.start()
         let device = try DeviceAudioSink()
         let tee = Tee(device: device)
-        let started = ContinuousClock.now
         // Rate-only catch-up from a 3 s cache to 1 s (no skip), then volume 50, mute, unmute at volume 100. The script
-        // ends the session; the limit only guards against a hang, so it outlasts the script's longest path (5 s, the
-        // catch-up's 15 s at most, 1 s, 3 × 1.5 s, after a start of about a second). At 24 s it cut the last stretch
-        // short one run in three: the catch-up from 3 s to 1 s takes 13–15 s, which put the unmute at 22.7–24.0 s.
+        // ends the session; the limit only guards against a hang, so it outlasts the script's longest path (4 s of
+        // sound, the catch-up's 15 s at most, 1 s, 3 × 1.5 s, after a start of about a second). At 24 s it cut the
+        // last stretch short one run in three: the catch-up from 3 s to 1 s takes 13–15 s, which put the unmute at
+        // 22.7–24.0 s.
         let changes = Locked<[String: ContinuousClock.Instant]>([:])
+        let catchUpAsked = Locked<ContinuousClock.Instant?>(nil)
+        // Until the device has been given `seconds` more of sound: each stretch is measured in what was played, so a
+        // loaded machine cannot shorten it.
+        let soundFor: @Sendable (Double) async -> Void = { seconds in
+            let mark = tee.given.count
+            _ = await eventually(within: .seconds(15)) { tee.given.count >= mark + Int(seconds * 44_100) }
+        }
         let recording = await SessionRecording.record(
             "http://127.0.0.1:\(port)/live.flv",
             configuration: LivePlayConfiguration(latency: .fixed(.seconds(3))), limit: .seconds(40),
             audioSink: tee,
             script: { probe in
-                try? await Task.sleep(for: .seconds(5))
+                await soundFor(4)
                 var catchUp = LatencyParameters.preset(.speed)
                 catchUp.skipExcess = .seconds(10)
+                catchUpAsked.set(.now)
                 probe.control.setLatency(catchUp)
                 _ = await probe.wait(for: .catchUpEnded, timeout: .seconds(15))
-                try? await Task.sleep(for: .seconds(1))
+                await soundFor(1)
                 for name in ["volume 50", "mute", "unmute"] {
                     changes.set(changes.get().merging([name: .now]) { $1 })
                     switch name {
@@ -89,11 +97,12 @@ import Testing
                         probe.control.setMute(false)
                         probe.control.setVolume(100)
                     }
-                    try? await Task.sleep(for: .milliseconds(1500))
+                    await soundFor(1.5)
                 }
                 probe.stop()
             })
-        try await Task.sleep(for: .milliseconds(300))
+        // Until the device has played what it was given (expectation 1 below allows for what it still held).
+        _ = await eventually(within: .seconds(2)) { DeviceAudioSinkTests.written(sound) >= tee.given.count }
         device.close()
         await server.stop()
         let blocks = tee.blocks
@@ -110,7 +119,8 @@ import Testing
 
         // 2. At rate 1.0, before the catch-up, that is the decoded sound: a run of whole blocks matches ffmpeg's
         // decode at the place their timestamps say (found to within a block's rounding), sample for sample.
-        let steady = blocks.dropFirst(3).prefix { $0.rate == 1 && $0.queuedAt < started + .seconds(5) }
+        let rateOneUntil = try #require(catchUpAsked.get(), "the catch-up was asked for")
+        let steady = blocks.dropFirst(3).prefix { $0.rate == 1 && $0.queuedAt < rateOneUntil }
         let run = try #require(steady.first, "blocks at rate 1.0 before the catch-up")
         let runLength = steady.reduce(0) { $0 + $1.count }
         let fileTime = (run.pts - firstAudio) % Int64(program.loopPeriod)

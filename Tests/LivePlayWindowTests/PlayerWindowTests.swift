@@ -126,8 +126,7 @@ import Testing
             for key in ["space", "m", "Up", "Down", "1", "2", "3", "l", "s", "r", "i", "q"] {
                 try display.press(key, inWindowNamed: "liveplay keys test")
             }
-            let deadline = ContinuousClock.now + .seconds(5)
-            while pressed.get().count < 12, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            _ = await eventually { pressed.get().count >= 12 }
             #expect(
                 pressed.get() == [
                     .togglePause, .toggleMute, .volume(delta: 10), .volume(delta: -10), .mode(.auto), .mode(.speed),
@@ -151,13 +150,13 @@ import Testing
         let title = "liveplay fullscreen test"
         try await Self.withWindow(.init(title: title, size: PictureSize(width: 480, height: 300))) { window in
             func waitForSize(_ width: Int, _ height: Int) async throws -> (width: Int, height: Int) {
-                let deadline = ContinuousClock.now + .seconds(5)
-                var now = try display.geometry(ofWindowNamed: title)
-                while (now.width, now.height) != (width, height), ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(50))
-                    now = try display.geometry(ofWindowNamed: title)
+                var now = (width: 0, height: 0)
+                _ = try await eventually {
+                    let geometry = try display.geometry(ofWindowNamed: title)
+                    now = (geometry.width, geometry.height)
+                    return now == (width, height)
                 }
-                return (now.width, now.height)
+                return now
             }
             #expect(try await waitForSize(480, 300) == (480, 300), "the window opens at its size")
             try display.press("f", inWindowNamed: title)
@@ -174,17 +173,17 @@ import Testing
         defer { display.stop() }
         let frame = try #require(try Self.frames().dropFirst(10).first)
         let size = PictureSize(width: 480, height: 300)
-        try await Self.withWindow(.init(title: "liveplay overlay test", size: size)) { window in
+        let pressed = Locked<[PlayerWindow.Action]>([])
+        let record: @Sendable (PlayerWindow.Action) -> Void = { pressed.set(pressed.get() + [$0]) }
+        try await Self.withWindow(.init(title: "liveplay overlay test", size: size), onAction: record) { window in
             window.setOverlay(["LATENCY 1.00 S"])
             window.present(frame, timing: FrameTiming(pts: frame.pts, position: frame.pts, rate: 1, droppedBefore: 0))
             let without = try #require(await window.readBack())
             try display.press("i", inWindowNamed: "liveplay overlay test")
-            var with = without
-            let deadline = ContinuousClock.now + .seconds(5)
-            while with.pixels == without.pixels, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
-                with = try #require(await window.readBack())
-            }
+            // The window thread reports the key, then turns the overlay on and redraws, then answers read-backs: one
+            // asked for once the key is reported sees the overlay.
+            #expect(await eventually { pressed.get().contains(.toggleOverlay) }, "i reached the window")
+            let with = try #require(await window.readBack())
             // The L's left column: 2×2 dots from (16, 16) down to (17, 29), white; beside it, the dark box.
             let pixel = { (picture: RGBPicture, x: Int, y: Int) in Array(picture.pixels[(y * picture.width + x) * 3..<(y * picture.width + x) * 3 + 3]) }
             for y in [16, 22, 29] { #expect(pixel(with, 16, y).allSatisfy { $0 > 240 }, "a lit dot at (16, \(y))") }
