@@ -143,7 +143,7 @@ import Testing
 
     // MARK: - A closed pipe
 
-    @Test func aClosedStandardOutputStopsTheRunAtOnceAndQuietly() throws {
+    @Test func aClosedStandardOutputStopsTheRunAtOnceAndQuietly() async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Binary.path)
         process.arguments = ["demo", "--json"]
@@ -164,7 +164,7 @@ import Testing
         // `| head -1`: the reader takes one line and goes away.
         try reader.close()
         let closed = Date()
-        while process.isRunning, Date().timeIntervalSince(closed) < 10 { usleep(10_000) }
+        _ = await eventually { !process.isRunning }
         let took = Date().timeIntervalSince(closed)
         if process.isRunning { process.terminate() }
         process.waitUntilExit()

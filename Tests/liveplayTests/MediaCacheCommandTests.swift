@@ -36,6 +36,15 @@ import Testing
         return process
     }
 
+    /// Bytes of media the cache directory holds so far (its entries' `.flv` files, as they are written).
+    static func heldBytes(_ cache: String) -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: cache)) ?? []
+        return names.filter { $0.hasSuffix(".flv") }.reduce(0) { total, name in
+            let attributes = try? FileManager.default.attributesOfItem(atPath: cache + "/" + name)
+            return total + ((attributes?[.size] as? NSNumber)?.intValue ?? 0)
+        }
+    }
+
     static func sha256(_ path: String) throws -> String {
         String(try ExternalTool.check("sha256sum", [path]).text.prefix(64))
     }
@@ -76,14 +85,15 @@ import Testing
         #expect(list.text.contains("\"complete\":true") && !list.text.contains("s3cr3t"), "\(list.text)")
     }
 
-    @Test func aPartialEntryPlaysWhatItHoldsAndFetchesTheRestWithRange() throws {
+    @Test func aPartialEntryPlaysWhatItHoldsAndFetchesTheRestWithRange() async throws {
         let source = try Fixture.h264BFramesAAC.path()
         guard let (server, cache, copy) = try Self.serve(source, as: "part.flv", rateLimit: 32 << 10) else { return }
         defer { server.stop() }
         let url = server.fileURL("part.flv")
         // A download stopped part-way (SIGTERM pauses it) leaves a partial entry.
         let process = try Self.startDownload(url, cache: cache)
-        Thread.sleep(forTimeInterval: 1.5)
+        // Part-way: a second of the 32 kB/s transfer is on disk.
+        #expect(await eventually { Self.heldBytes(cache) >= 32 << 10 }, "the download got going")
         process.terminate()
         process.waitUntilExit()
         let list = try Binary.run(["download", "--list", "--media-cache-dir", cache]).text
@@ -99,7 +109,7 @@ import Testing
         #expect(try Self.sha256(path) == Self.sha256(copy), "the entry is the file, byte for byte")
     }
 
-    @Test func aDownloadKilledWithSIGKILLResumesWhereItStopped() throws {
+    @Test func aDownloadKilledWithSIGKILLResumesWhereItStopped() async throws {
         var bytes = [UInt8](repeating: 0, count: 4 << 20)
         for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index &* 2654435761 >> 13) }
         let seedFile = NSTemporaryDirectory() + "liveplay-killed-\(UUID().uuidString.prefix(8)).flv"
@@ -108,7 +118,9 @@ import Testing
         defer { server.stop() }
         let url = server.fileURL("big.flv")
         let process = try Self.startDownload(url, cache: cache)
-        Thread.sleep(forTimeInterval: Double.random(in: 0.5...1.5))
+        // Killed at a random point between a quarter and three quarters of the 4 MB.
+        let killAt = Int.random(in: (1 << 20)...(3 << 20))
+        #expect(await eventually { Self.heldBytes(cache) >= killAt }, "\(killAt) bytes written before the kill")
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         let resumed = try Binary.run(["download", url, "--media-cache-dir", cache])

@@ -98,7 +98,20 @@ import Testing
         defer { for replica in replicas { replica.stop() } }
         let prometheus = try PrometheusServer(targets: replicas.map { "127.0.0.1:\($0.metricsPort)" })
         defer { prometheus.stop() }
-        try await Task.sleep(for: .seconds(8))
+        // Until Prometheus has every stream, the three live ones up, both latencies, and 4 scrapes of each
+        // byte counter for the "only grow" check below to compare. A Prometheus still starting answers with no
+        // result yet (not JSON): that is "not yet" too.
+        let scraped = await eventually(within: .seconds(30)) {
+            let up = (try? prometheus.query("liveplay_up")) ?? []
+            let playing = Set(up.filter { $0.value == 1 }.compactMap { $0.labels["stream"] })
+            guard Set(up.compactMap { $0.labels["stream"] }) == ["news", "sport", "cam", "dead"],
+                playing.isSuperset(of: ["news", "sport", "cam"]),
+                (try? prometheus.query("liveplay_latency_seconds{stream=~\"news|cam\"}"))?.count == 2
+            else { return false }
+            let counters = (try? prometheus.series("liveplay_received_bytes_total[6s]")) ?? []
+            return counters.count >= 3 && counters.allSatisfy { $0.values.count >= 4 }
+        }
+        #expect(scraped, "Prometheus has scraped both replicas")
 
         // Every stream exactly once across the two replicas, with the right `up`.
         let up = try prometheus.query("liveplay_up")
@@ -138,19 +151,29 @@ import Testing
 
             """.write(toFile: list, atomically: true, encoding: .utf8)
         for replica in replicas { kill(replica.process.processIdentifier, SIGHUP) }
-        try await Task.sleep(for: .seconds(3))
-        let reloads = replicas.flatMap { $0.lines.filter { $0["kind"] as? String == "reload" } }
+        func reloadLines() -> [[String: Any]] {
+            replicas.flatMap { $0.lines.filter { $0["kind"] as? String == "reload" } }
+        }
+        #expect(await eventually { reloadLines().count >= 2 }, "both replicas reloaded")
+        let reloads = reloadLines()
         #expect(reloads.count == 2, "\(reloads)")
         func ids(_ key: String) -> Set<String> {
             Set(reloads.flatMap { ($0[key] as? String ?? "").split(separator: ",").map(String.init) })
         }
         #expect(ids("started") == ["music"] && ids("stopped") == ["dead"] && ids("restarted") == ["sport"], "\(reloads)")
+        let after = try Self.counter(owner.metrics(), "liveplay_received_bytes_total{stream=\"news\"}")
+        #expect(after >= before, "news kept its counter: \(before) → \(after)")
+        let wentOn = try await eventually {
+            try Self.counter(owner.metrics(), "liveplay_received_bytes_total{stream=\"news\"}") > after
+        }
+        #expect(wentOn, "news went on after the reload")
+        let deadGone = try await eventually {
+            !(try replicas.map { try $0.metrics() }.joined()).contains("stream=\"dead\"")
+        }
+        #expect(deadGone, "dead's series leave the pages")
         let notes = replicas.flatMap { $0.lines.filter { $0["kind"] as? String == "monitor" } }
         let startedAgain = notes.filter { $0["event"] as? String == "started" }.compactMap { $0["id"] as? String }
         #expect(startedAgain.filter { $0 == "news" }.count == 1, "news was never restarted: \(startedAgain)")
-        let after = try Self.counter(owner.metrics(), "liveplay_received_bytes_total{stream=\"news\"}")
-        #expect(after > before, "news kept its counter and went on: \(before) → \(after)")
-        #expect(!(try replicas.map { try $0.metrics() }.joined()).contains("stream=\"dead\""))
         for lab in labs { await lab.stop() }
     }
 

@@ -39,7 +39,7 @@ import Testing
     /// Runs `liveplay demo --human` in a tmux window `columns` wide; `resizeTo` narrows it once the status
     /// line is up. Returns the screen while playing (a status line up, after the resize) and once the run has
     /// ended.
-    static func screens(columns: Int, resizeTo narrower: Int? = nil) throws -> (playing: String, ended: String)? {
+    static func screens(columns: Int, resizeTo narrower: Int? = nil) async throws -> (playing: String, ended: String)? {
         guard let tmux = ExternalTool.find("tmux") else {
             if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("tmux is needed under CI") }
             return nil
@@ -59,17 +59,17 @@ import Testing
         var screen = ""
         var playing: String?
         var resized = narrower == nil
-        let deadline = Date().addingTimeInterval(20)
-        while !screen.contains("liveplay-exited"), Date() < deadline {
-            usleep(200_000)
+        // Each look at the screen: resize once a status line is up, keep the newest screen while playing.
+        _ = try await eventually(within: .seconds(20)) {
             screen = try ExternalTool.check(tmux, ["-L", socket, "capture-pane", "-p"]).text
-            guard !statusRows(screen).isEmpty else { continue }
+            guard !statusRows(screen).isEmpty else { return screen.contains("liveplay-exited") }
             if !resized, let narrower {
                 resized = true
                 _ = try ExternalTool.check(tmux, ["-L", socket, "resize-window", "-x", "\(narrower)"])
             } else if resized, screen.contains("PLAY_EVT_PLAY_BEGIN"), playing == nil || !screen.contains("SUMMARY") {
                 playing = screen
             }
+            return screen.contains("liveplay-exited")
         }
         #expect(screen.contains("LIVEPLAY_EVT_SESSION_SUMMARY") && screen.contains("liveplay-exited"), "\(screen)")
         let seen = try #require(playing, "a status line while playing: \(screen)")
@@ -101,13 +101,13 @@ import Testing
     }
 
     @Test(arguments: [60, 120])
-    func theStatusLineFitsTheTerminalAndProgressIsNotRepeated(_ columns: Int) throws {
-        guard let screens = try Self.screens(columns: columns) else { return }
+    func theStatusLineFitsTheTerminalAndProgressIsNotRepeated(_ columns: Int) async throws {
+        guard let screens = try await Self.screens(columns: columns) else { return }
         Self.expectCleanStatus(screens, columns: columns)
     }
 
-    @Test func aTerminalMadeNarrowerWhilePlayingKeepsOneCleanStatusLine() throws {
-        guard let screens = try Self.screens(columns: 120, resizeTo: 60) else { return }
+    @Test func aTerminalMadeNarrowerWhilePlayingKeepsOneCleanStatusLine() async throws {
+        guard let screens = try await Self.screens(columns: 120, resizeTo: 60) else { return }
         Self.expectCleanStatus(screens, columns: 60)
     }
 

@@ -39,6 +39,7 @@ import Testing
                     if let begun, lines[begun...].filter({ $0.contains("\"kind\":\"status\"") }).count >= statuses { return }
                 }
             }
+            // Not a wait for a condition: the deadline racing the reader, which ends the group once it has played.
             group.addTask { try? await Task.sleep(for: .seconds(20)) }
             await group.next()
             group.cancelAll()

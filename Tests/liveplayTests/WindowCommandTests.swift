@@ -71,11 +71,8 @@ import Testing
             try? FileManager.default.removeItem(atPath: directory)
         }
 
-        func waitFor(_ text: String, count: Int = 1, seconds: Double = 15) async -> Bool {
-            let deadline = Date().addingTimeInterval(seconds)
-            func seen() -> Bool { log.get().components(separatedBy: text).count > count }
-            while !seen(), Date() < deadline { try? await Task.sleep(for: .milliseconds(50)) }
-            return seen()
+        func waitFor(_ text: String, count: Int = 1, seconds: Int64 = 15) async -> Bool {
+            await eventually(within: .seconds(seconds)) { log.get().components(separatedBy: text).count > count }
         }
 
         func press(_ key: String) throws { try display.press(key, inWindowNamed: title) }
@@ -87,13 +84,22 @@ import Testing
             }
         }
 
-        /// The RMS of what the device plays over the half second after `settle` (the change and the 120 ms the
-        /// player keeps queued ahead are through by then).
-        func level(after settle: Duration = .milliseconds(600)) async throws -> Double {
-            try await Task.sleep(for: settle)
-            let from = heard.count
-            try await Task.sleep(for: .milliseconds(500))
-            let played = heard.dropFirst(from)
+        /// How many samples the device has played so far (its output file's size: no need to read it).
+        var heardCount: Int {
+            let attributes = try? FileManager.default.attributesOfItem(atPath: sound)
+            return ((attributes?[.size] as? NSNumber)?.intValue ?? 0) / MemoryLayout<Float>.size
+        }
+
+        /// The RMS of the half second of sound the device plays after `settle` more (the change and the 120 ms the
+        /// player keeps queued ahead are through by then), counted in the device's samples (44.1 kHz mono), so a
+        /// loaded machine does not shorten either stretch.
+        func level(after settle: Duration = .milliseconds(600)) async -> Double {
+            let samplesPerSecond = 44_100.0
+            let settled = heardCount + Int(samplesPerSecond * (settle / .seconds(1)))
+            _ = await eventually { heardCount >= settled }
+            let from = heardCount
+            _ = await eventually { heardCount >= from + Int(samplesPerSecond / 2) }
+            let played = heard.dropFirst(from).prefix(Int(samplesPerSecond / 2))
             return played.isEmpty ? -1 : sqrt(played.reduce(0.0) { $0 + Double($1 * $1) } / Double(played.count))
         }
 
@@ -138,8 +144,7 @@ import Testing
         run.process.waitUntilExit()
         #expect(run.process.terminationReason == .exit && run.process.terminationStatus == 0)
         #expect(Date().timeIntervalSince(run.started) < 25, "q quit before --duration")
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(run.log.get().contains("LIVEPLAY_EVT_SESSION_SUMMARY"), "the usual summary")
+        #expect(await run.waitFor("LIVEPLAY_EVT_SESSION_SUMMARY"), "the usual summary")
         // The demo's sound is 44.1 kHz mono, 32-bit float at the device: 176 400 bytes a second. Over the 1.5 s or
         // more of playing before the keys (begin at about 0.5 s, the second status at 2 s), the device took at
         // least a second of it (measured: 1.2 s).
@@ -156,12 +161,11 @@ import Testing
 
         try run.press("s")
         var snapshot: Data?
-        let deadline = Date().addingTimeInterval(5)
-        while snapshot == nil, Date() < deadline {
-            try await Task.sleep(for: .milliseconds(100))
+        _ = try await eventually {
             let names = try FileManager.default.contentsOfDirectory(atPath: run.directory)
             snapshot = names.first { $0.hasPrefix("liveplay-snapshot-") && $0.hasSuffix(".png") }
                 .flatMap { FileManager.default.contents(atPath: run.directory + "/" + $0) }
+            return snapshot != nil
         }
         let png = try #require(snapshot, "s writes liveplay-snapshot-N.png in the working directory")
         #expect(await run.waitFor("\"kind\":\"snapshot\""), "the log says where it was written")
@@ -170,14 +174,14 @@ import Testing
         #expect(png.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
         #expect(png.count > 24 && png[16..<24] == Data([0, 0, 2, 0x80, 0, 0, 1, 0x68]), "640×360")
 
-        let full = try await run.level(after: .zero)
+        let full = await run.level(after: .zero)
         try run.press("m")
-        let muted = try await run.level()
+        let muted = await run.level()
         try run.press("m")
-        let unmuted = try await run.level()
+        let unmuted = await run.level()
         try run.press("Down")
         try run.press("Down")
-        let lowered = try await run.level()
+        let lowered = await run.level()
         print("device levels (RMS): \(full), muted \(muted), unmuted \(unmuted), two presses down \(lowered)")
         #expect(full > 0.02, "the demo's tone is heard: \(full)")
         #expect(muted >= 0 && muted < 1e-5, "m silences the device: \(muted)")
@@ -189,10 +193,6 @@ import Testing
         try run.press("l")
         #expect(await run.waitFor("LIVEPLAY_EVT_CATCH_UP_SKIP", seconds: 5), "l goes to the live edge: 9003")
 
-        let before = try run.screenshot()
-        try run.press("r")
-        try await Task.sleep(for: .milliseconds(500))
-        let after = try run.screenshot()
         func meanOfLeftFifth(_ shot: (width: Int, height: Int, gray: [UInt8])) -> Double {
             var sum = 0
             var count = 0
@@ -204,14 +204,25 @@ import Testing
             }
             return Double(sum) / Double(max(1, count))
         }
+        let before = try run.screenshot()
+        try run.press("r")
+        // Until the turned picture is drawn: its pillarbox is what the last expectation below looks for.
+        var after = before
+        _ = try await eventually {
+            after = try run.screenshot()
+            return meanOfLeftFifth(after) < 2
+        }
         print("left fifth of the window: \(meanOfLeftFifth(before)) before r, \(meanOfLeftFifth(after)) after")
         #expect(meanOfLeftFifth(before) > 20, "the landscape picture fills the landscape window")
         #expect(meanOfLeftFifth(after) < 2, "turned a quarter, the picture is pillarboxed: black at the sides")
 
         let windowed = try run.display.geometry(ofWindowNamed: run.title)
         try run.press("f")
-        try await Task.sleep(for: .milliseconds(500))
-        let fullscreen = try run.display.geometry(ofWindowNamed: run.title)
+        var fullscreen = windowed
+        _ = try await eventually {
+            fullscreen = try run.display.geometry(ofWindowNamed: run.title)
+            return (fullscreen.width, fullscreen.height) == (1280, 720)
+        }
         #expect((windowed.width, windowed.height) != (1280, 720), "\(windowed)")
         #expect(
             (fullscreen.width, fullscreen.height) == (1280, 720),
@@ -237,8 +248,7 @@ import Testing
             "DISPLAY": display.name, "SDL_AUDIODRIVER": "dummy",
         ]) { $1 }
         let log = try Self.start(process)
-        let deadline = Date().addingTimeInterval(15)
-        while !log.get().contains("latency"), Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        _ = await eventually(within: .seconds(15)) { log.get().contains("latency") }
         #expect(log.get().contains("2004 PLAY_EVT_PLAY_BEGIN"), "\(log.get())")
         try display.press("q", inWindowNamed: "window-player")
         let quitAt = Date()
@@ -246,7 +256,6 @@ import Testing
         await server.stop()
         #expect(process.terminationStatus == 0)
         #expect(Date().timeIntervalSince(quitAt) < 5, "q ends it")
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(log.get().contains("window-player: stopped"))
+        #expect(await eventually { log.get().contains("window-player: stopped") }, "\(log.get())")
     }
 }
