@@ -78,6 +78,8 @@ public final class LivePlayer: Sendable {
     let state: Mutex<State>
     let logger: Logger
     private let arrivalTap: (any ArrivalTap)?
+    /// The clock playbacks run on: the real one, or a test's virtual one.
+    private let clock: any Clock<Duration>
 
     /// - Parameters:
     ///   - videoSink, audioSink: where decoded pictures and sound go (none: monitoring only). They are called
@@ -85,13 +87,17 @@ public final class LivePlayer: Sendable {
     ///     by one playback at a time.
     ///   - arrivalTap: receives every read of the transport as the play loop takes it (``ArrivalTraceFile``
     ///     records an arrival trace); on the play loop too.
+    ///   - clock: what playbacks pace, tick and time out by: the real clock, or a virtual one a test steps (a
+    ///     file then plays in a moment, with the same figures every run).
     public init(
         configuration: LivePlayConfiguration = LivePlayConfiguration(), videoSink: (any VideoSink)? = nil,
-        audioSink: (any AudioSink)? = nil, arrivalTap: (any ArrivalTap)? = nil, logger: Logger = Logger(label: "liveplay")
+        audioSink: (any AudioSink)? = nil, arrivalTap: (any ArrivalTap)? = nil, clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = Logger(label: "liveplay")
     ) {
         state = Mutex(
             State(configuration: configuration, videoSink: HeldSink(videoSink), audioSink: HeldSink(audioSink)))
         self.arrivalTap = arrivalTap
+        self.clock = clock
         self.logger = logger
     }
 
@@ -316,11 +322,11 @@ public final class LivePlayer: Sendable {
         let control = PlaybackControl()
         let (configuration, gate) = state.withLock { ($0.configuration, Self.attach(control, to: &$0)) }
         if let switchedAt { control.switchedTo(at: switchedAt, preloaded: false) }
+        let clock = self.clock
         let outcome = await delivering(configuration) { delivery in
-            let session = LiveSession(
-                url: url, configuration: configuration, clock: ContinuousClock(), logger: logger,
-                videoSink: gate.video, audioSink: gate.audio, control: control, arrivalTap: arrivalTap)
-            return await session.run(
+            return await runSession(
+                on: clock, url: url, configuration: configuration, logger: logger, videoSink: gate.video,
+                audioSink: gate.audio, control: control, arrivalTap: arrivalTap,
                 onEvent: { delivery.post(.event($0)) }, onStatus: { delivery.post(.netStatus($0)) })
         }
         detach(control)

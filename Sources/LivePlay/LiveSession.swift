@@ -232,3 +232,16 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         intake.endToEndLatency(at: position, wallClockMs: wallClock())
     }
 }
+
+/// Runs a session of `url` to its end on `clock`, for a caller that holds its clock as `any Clock<Duration>` (a
+/// player's or a pool's injected clock): a session is generic over its clock, and the clock is opened here.
+func runSession(
+    on clock: some Clock<Duration>, url: String, configuration: LivePlayConfiguration, logger: Logger,
+    videoSink: (any VideoSink)? = nil, audioSink: (any AudioSink)? = nil, control: PlaybackControl,
+    arrivalTap: (any ArrivalTap)? = nil, onEvent: @escaping (PlayEvent) -> Void, onStatus: @escaping (NetStatus) -> Void
+) async -> PlaybackOutcome {
+    let session = LiveSession(
+        url: url, configuration: configuration, clock: clock, logger: logger, videoSink: videoSink,
+        audioSink: audioSink, control: control, arrivalTap: arrivalTap)
+    return await session.run(onEvent: onEvent, onStatus: onStatus)
+}

@@ -41,6 +41,8 @@ public final class PreloadPool: Sendable {
     public let configuration: LivePlayConfiguration
     public let budget: PreloadBudget
     private let logger: Logger
+    /// The clock the waiting streams run on, and retry by.
+    private let clock: any Clock<Duration>
     private struct Pool {
         var entries: [String: Entry] = [:]
         var changeHandler: (@Sendable (Status) -> Void)?
@@ -54,12 +56,14 @@ public final class PreloadPool: Sendable {
     ///   - configuration: what each preloaded stream plays with once switched to (its latency mode, transport,
     ///     decoder options).
     ///   - budget: what the streams may hold and read while they wait.
+    ///   - clock: what the waiting streams run on and retry by: the real clock, or a test's virtual one.
     public init(
         configuration: LivePlayConfiguration = LivePlayConfiguration(), budget: PreloadBudget = PreloadBudget(),
-        logger: Logger = Logger(label: "liveplay.preload")
+        clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "liveplay.preload")
     ) {
         self.configuration = configuration
         self.budget = budget
+        self.clock = clock
         self.logger = logger
     }
 
@@ -80,13 +84,13 @@ public final class PreloadPool: Sendable {
 
     /// Starts preloading `url`, unless it is already.
     public func preload(_ url: String) {
-        state.withLock { [budget, configuration, logger] state in
+        state.withLock { [budget, configuration, clock, logger] state in
             guard state.entries[url] == nil else { return }
             let entry = Entry(url: url, control: PlaybackControl(standby: budget), pool: self)
             state.entries[url] = entry
             Self.shareBudget(budget, among: state.entries)
             entry.task = Task {
-                await Self.keepPreloading(entry, configuration: configuration, logger: logger)
+                await Self.keepPreloading(entry, configuration: configuration, clock: clock, logger: logger)
             }
         }
     }
@@ -135,7 +139,7 @@ public final class PreloadPool: Sendable {
 
     /// Runs sessions for `entry` until a player takes it (then returns how its session ended) or the pool stops it.
     private static func keepPreloading(
-        _ entry: Entry, configuration: LivePlayConfiguration, logger: Logger
+        _ entry: Entry, configuration: LivePlayConfiguration, clock: any Clock<Duration>, logger: Logger
     ) async -> PlaybackOutcome {
         var failures = 0
         while true {
@@ -143,10 +147,8 @@ public final class PreloadPool: Sendable {
                 $0.attempts += 1
                 $0.state = $0.attempts == 1 ? .connecting : .reconnecting
             }
-            let session = LiveSession(
-                url: entry.url, configuration: configuration, clock: ContinuousClock(), logger: logger,
-                control: entry.control)
-            let outcome = await session.run(
+            let outcome = await runSession(
+                on: clock, url: entry.url, configuration: configuration, logger: logger, control: entry.control,
                 onEvent: { entry.route.post(.event($0)) }, onStatus: { entry.route.post(.netStatus($0)) })
             // Taken by a player, or stopped: the session's end is theirs.
             if entry.control.standbyBudget == nil || Task.isCancelled { return outcome }
@@ -156,7 +158,7 @@ public final class PreloadPool: Sendable {
                 if outcome == .ended { $0.reason = "the stream ended" }
             }
             let backoff = Duration.seconds(min(30, 1 << min(failures - 1, 5)))
-            do { try await Task.sleep(for: backoff) } catch { return outcome }
+            do { try await clock.sleep(for: backoff) } catch { return outcome }
         }
     }
 
