@@ -69,6 +69,8 @@ public final class Downloader: Sendable {
     private let logger: Logger
     /// Where a transfer's bytes come from: the URL over HTTP (through the run's pool), or a test's scripted server.
     private let makeSource: @Sendable (_ url: String, _ pool: HTTPConnectionPool) -> any DownloadSource
+    /// What a lost connection's retry waits by: the real clock, or a test's virtual one.
+    private let clock: any Clock<Duration>
     private let shared: Mutex<Shared>
 
     /// What the callers and the run change together.
@@ -84,21 +86,23 @@ public final class Downloader: Sendable {
         }
     }
 
+    /// - Parameter clock: what a lost connection's retry waits by: the real clock, or a test's virtual one.
     public convenience init(
-        cache: MediaCache, options: DownloadOptions = DownloadOptions(),
+        cache: MediaCache, options: DownloadOptions = DownloadOptions(), clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger = Logger(label: "liveplay.download")
     ) {
-        self.init(cache: cache, options: options, logger: logger) { url, pool in
+        self.init(cache: cache, options: options, clock: clock, logger: logger) { url, pool in
             HTTPFLVSource(url: url, options: options.transport, pool: pool, logger: logger)
         }
     }
 
     init(
-        cache: MediaCache, options: DownloadOptions, logger: Logger,
+        cache: MediaCache, options: DownloadOptions, clock: any Clock<Duration> = ContinuousClock(), logger: Logger,
         makeSource: @escaping @Sendable (_ url: String, _ pool: HTTPConnectionPool) -> any DownloadSource
     ) {
         self.cache = cache
         self.options = options
+        self.clock = clock
         self.logger = logger
         self.makeSource = makeSource
         shared = Mutex(Shared(queue: DownloadQueue(maximumRunning: options.maximumConcurrent)))
@@ -169,8 +173,8 @@ public final class Downloader: Sendable {
                         group.addTask {
                             let transfer = Transfer(
                                 id: item.id, url: item.url, cache: self.cache, options: self.options,
-                                source: self.makeSource(item.url, pool), logger: self.logger, signal: stop,
-                                report: updates.send)
+                                source: self.makeSource(item.url, pool), clock: self.clock, logger: self.logger,
+                                signal: stop, report: updates.send)
                             let completed = await transfer.run()
                             // Only this transfer's state: the download may have been resumed meanwhile, and the
                             // next transfer waits for this end to start.

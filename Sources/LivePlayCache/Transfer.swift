@@ -20,6 +20,8 @@ struct Transfer: Sendable {
     let cache: MediaCache
     let options: DownloadOptions
     let source: any DownloadSource
+    /// What a retry waits by.
+    let clock: any Clock<Duration>
     let logger: Logger
     let signal: StopRequest<StopReason>
     let report: @Sendable (DownloadUpdate) -> Void
@@ -156,7 +158,7 @@ struct Transfer: Sendable {
                 }
                 report(update(.retrying, bytes: writer.heldBytes, length: writer.entry.length))
                 do {
-                    try await Task.sleep(for: delay)
+                    try await clock.sleep(for: delay)
                 } catch {
                     return nil
                 }

@@ -101,6 +101,8 @@ public final class Monitor: Sendable {
     public let registry: PrometheusCollectorRegistry
     private let listeners: @Sendable (MonitoredStream) -> (any LivePlayListener)?
     private let onNote: @Sendable (MonitorNote) -> Void
+    /// What the streams' players run on and the monitor waits by (start delays, backoff).
+    private let clock: any Clock<Duration>
     /// What ``load(_:)``, the scrapes and the run share. Stop signals fire and retired metrics unregister outside it.
     private let state = Mutex(State())
     private let wakes: AsyncStream<Void>
@@ -116,17 +118,19 @@ public final class Monitor: Sendable {
     /// - Parameters:
     ///   - listeners: another listener for a stream's players (the CLI's JSON log), besides the metrics.
     ///   - onNote: what the monitor did to a stream.
+    ///   - clock: what the streams' players run on and the monitor waits by: the real clock, or a test's virtual one.
     public init(
         shard: Shard = .whole, options: MonitorOptions = MonitorOptions(),
         registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         listeners: @escaping @Sendable (MonitoredStream) -> (any LivePlayListener)? = { _ in nil },
-        onNote: @escaping @Sendable (MonitorNote) -> Void = { _ in }
+        onNote: @escaping @Sendable (MonitorNote) -> Void = { _ in }, clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.shard = shard
         self.options = options
         self.registry = registry
         self.listeners = listeners
         self.onNote = onNote
+        self.clock = clock
         (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         streamCount = registry.gauge(.monitorStreams)
     }
@@ -209,7 +213,7 @@ public final class Monitor: Sendable {
         guard let metrics = state.withLock({ $0.metrics[stream.id] }) else { return }
         if delay > .zero {
             metrics.set(.connecting)
-            guard await stop.race({ try? await Task.sleep(for: delay) }) != nil, !Task.isCancelled else { return }
+            guard await stop.race({ [clock] in try? await clock.sleep(for: delay) }) != nil, !Task.isCancelled else { return }
         }
         let kind = ((try? StreamURL.kind(of: stream.url)) ?? .httpFLV).rawValue
         var backoff = options.initialBackoff
@@ -220,7 +224,7 @@ public final class Monitor: Sendable {
             metrics.sessionStarted()
             onNote(MonitorNote(stream: stream.id, kind: .started))
             let listener = StreamListener(metrics: metrics, protocol: kind, other: listeners(stream))
-            let player = LivePlayer(configuration: options.configuration(for: stream))
+            let player = LivePlayer(configuration: options.configuration(for: stream), clock: clock)
             player.listener = listener
             let outcome = await stop.race { await player.run(url: stream.url) }
             guard !stop.isRequested, !Task.isCancelled, let outcome else { return }
@@ -228,7 +232,7 @@ public final class Monitor: Sendable {
             if listener.played { backoff = options.initialBackoff }
             onNote(MonitorNote(stream: stream.id, kind: .down, retryIn: backoff, outcome: "\(outcome)"))
             let wait = backoff
-            guard await stop.race({ try? await Task.sleep(for: wait) }) != nil else { return }
+            guard await stop.race({ [clock] in try? await clock.sleep(for: wait) }) != nil else { return }
             backoff = min(backoff * 2, options.maximumBackoff)
         }
     }
