@@ -77,3 +77,17 @@
 // loop → listener, bounded, dropping net status first) and the control's mailbox (any thread → play loop). Every
 // `@unchecked Sendable` type says why on the line above it; there are at most 15 in the product modules
 // (`grep -rn "@unchecked Sendable" Sources --include=*.swift | grep -v "LivePlayTesting\|LivePlayLab"`).
+//
+// Where the code still differs from this model: ``LivePlayer``'s TXLivePlayer-shaped calls (`startPlay`, `switch`,
+// `switchStream`) and ``PreloadPool/preload(_:)`` return at once and start a task the player or pool owns and cancels,
+// not a child task of one `run` of the player.
+//
+// ## Time
+//
+// A session runs on the clock it is given (``LiveSession``'s `C`), and so does everything above it: ``LivePlayer``,
+// ``PreloadPool``, the monitor and the downloader take `any Clock<Duration>` (the real one by default) and open it
+// where a session is made (`runSession(on:…)`). On the real clock a session's ticks and the transport's deadlines are
+// timed by its ``PlaybackThread``; on a test's `VirtualClock` (LivePlayTesting) time moves when the loop sleeps, so a
+// file plays through a player in milliseconds and a monitor's backoff of minutes passes at once. A socket delivers in
+// real time, so a session on the network stays on the real clock; its tests wait for what they need
+// (`eventually(within:)`, LivePlayTesting), never for a fixed time.
