@@ -84,10 +84,12 @@
 //
 // ## Time
 //
-// A session runs on the clock it is given (``LiveSession``'s `C`), and so does everything above it: ``LivePlayer``,
-// ``PreloadPool``, the monitor and the downloader take `any Clock<Duration>` (the real one by default) and open it
-// where a session is made (`runSession(on:…)`). On the real clock a session's ticks and the transport's deadlines are
-// timed by its ``PlaybackThread``; on a test's `VirtualClock` (LivePlayTesting) time moves when the loop sleeps, so a
-// file plays through a player in milliseconds and a monitor's backoff of minutes passes at once. A socket delivers in
-// real time, so a session on the network stays on the real clock; its tests wait for what they need
+// A session runs on the clock it is given (``LiveSession``'s `C`, a ``SessionClock``), and so does everything above it:
+// ``LivePlayer``, ``PreloadPool`` and the monitor take `any SessionClock`, the downloader `any Clock<Duration>` (the
+// real one by default), and a session's clock is opened where the session is made (`runSession(on:…)`). The clock
+// says how it is waited on, by its instants (``SessionClock/realInstant(_:)``): the real clock's ticks and the
+// transport's deadlines are timed by the session's ``PlaybackThread``; a test's `VirtualClock` (LivePlayTesting) is
+// slept on, and time moves when the loop sleeps, so a file plays through a player in milliseconds and a monitor's
+// backoff of minutes passes at once. A socket delivers in real time, so a session on the network stays on the real
+// clock; its tests wait for what they need
 // (`eventually(within:)`, LivePlayTesting), never for a fixed time.

@@ -79,7 +79,7 @@ public final class LivePlayer: Sendable {
     let logger: Logger
     private let arrivalTap: (any ArrivalTap)?
     /// The clock playbacks run on: the real one, or a test's virtual one.
-    private let clock: any Clock<Duration>
+    private let clock: any SessionClock
 
     /// - Parameters:
     ///   - videoSink, audioSink: where decoded pictures and sound go (none: monitoring only). They are called
@@ -91,7 +91,7 @@ public final class LivePlayer: Sendable {
     ///     file then plays in a moment, with the same figures every run).
     public init(
         configuration: LivePlayConfiguration = LivePlayConfiguration(), videoSink: (any VideoSink)? = nil,
-        audioSink: (any AudioSink)? = nil, arrivalTap: (any ArrivalTap)? = nil, clock: any Clock<Duration> = ContinuousClock(),
+        audioSink: (any AudioSink)? = nil, arrivalTap: (any ArrivalTap)? = nil, clock: any SessionClock = ContinuousClock(),
         logger: Logger = Logger(label: "liveplay")
     ) {
         state = Mutex(

@@ -17,7 +17,7 @@ public import Logging
 /// presenter), and the ``SessionReporter`` says what happened. ``control`` pauses, seeks and changes the
 /// latency while playing. All of it runs on a thread of the session's own (``PlaybackThread``), or one it shares
 /// with other sessions (``LivePlayConfiguration/threads``), not on the cooperative pool.
-public final class LiveSession<C: Clock> where C.Duration == Duration {
+public final class LiveSession<C: SessionClock> {
     public let url: String
     public let configuration: LivePlayConfiguration
     /// Changes this session while it plays, from any task.
@@ -110,7 +110,7 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     private func connectAndPlay() async -> PlaybackOutcome {
         if let source { return await play(source) }
         do {
-            return try await SessionSource.with(url, configuration, logger: logger, timer: tickTimer) { source in
+            return try await SessionSource.with(url, configuration, logger: logger, timer: realTimeThread) { source in
                 await play(source)
             }
         } catch where error.code == .invalidURL {
@@ -191,8 +191,8 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
                 at: now, playOut: playOut, position: progressPosition,
                 endToEndLatency: playOut.engine.position.flatMap(endToEndLatency),
                 mediaDuration: playOut.onDemand ? intake.mediaDuration ?? 0 : nil)
-            if playOut.hasRoom, let timer = tickTimer {
-                await handoff.wait(until: .now + tickInterval, timer: timer)
+            if playOut.hasRoom, let thread = realTimeThread {
+                await handoff.wait(until: .now + tickInterval, timer: thread)
             } else if playOut.hasRoom {
                 await handoff.wait { try? await sleep(tickInterval) }
             } else {
@@ -211,19 +211,23 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
         return .finished(reporter.ended(ending, onDemandPosition: playOut.onDemand ? progressPosition : nil))
     }
 
-    /// Waits on the session's clock. The real clock's waits are timed by the session's thread rather than
-    /// by a libdispatch timer and a hop through the cooperative pool, a hundred times a second.
+    /// Waits on the session's clock: timed by the session's thread when the clock runs in real time
+    /// (``SessionClock``), slept on otherwise.
     private var sleep: @Sendable (Duration) async throws -> Void {
-        if let thread = tickTimer {
-            return { [thread] duration in try await thread.sleep(until: .now + duration) }
+        { [clock, thread] duration in
+            let deadline = clock.now.advanced(by: duration)
+            if let thread, let real = clock.realInstant(deadline) {
+                try await thread.sleep(until: real)
+            } else {
+                try await clock.sleep(until: deadline, tolerance: nil)
+            }
         }
-        return { [clock] duration in try await clock.sleep(for: duration) }
     }
 
-    /// The session's thread, when the session's clock is the real one: it times the ticks and the transport's
-    /// deadlines with no task to sleep.
-    private var tickTimer: PlaybackThread? {
-        C.self == ContinuousClock.self ? thread : nil
+    /// The session's thread, while it runs, when its clock runs in real time: it times the ticks and the
+    /// transport's deadlines with no task to sleep.
+    private var realTimeThread: PlaybackThread? {
+        clock.realInstant(clock.now) == nil ? nil : thread
     }
 
     /// "Shown N ms after the server sent it", from the server's `onLivePlayClock` stamps
@@ -233,10 +237,10 @@ public final class LiveSession<C: Clock> where C.Duration == Duration {
     }
 }
 
-/// Runs a session of `url` to its end on `clock`, for a caller that holds its clock as `any Clock<Duration>` (a
+/// Runs a session of `url` to its end on `clock`, for a caller that holds its clock as `any SessionClock` (a
 /// player's or a pool's injected clock): a session is generic over its clock, and the clock is opened here.
 func runSession(
-    on clock: some Clock<Duration>, url: String, configuration: LivePlayConfiguration, logger: Logger,
+    on clock: some SessionClock, url: String, configuration: LivePlayConfiguration, logger: Logger,
     videoSink: (any VideoSink)? = nil, audioSink: (any AudioSink)? = nil, control: PlaybackControl,
     arrivalTap: (any ArrivalTap)? = nil, onEvent: @escaping (PlayEvent) -> Void, onStatus: @escaping (NetStatus) -> Void
 ) async -> PlaybackOutcome {

@@ -42,7 +42,7 @@ public final class PreloadPool: Sendable {
     public let budget: PreloadBudget
     private let logger: Logger
     /// The clock the waiting streams run on, and retry by.
-    private let clock: any Clock<Duration>
+    private let clock: any SessionClock
     private struct Pool {
         var entries: [String: Entry] = [:]
         var changeHandler: (@Sendable (Status) -> Void)?
@@ -59,7 +59,7 @@ public final class PreloadPool: Sendable {
     ///   - clock: what the waiting streams run on and retry by: the real clock, or a test's virtual one.
     public init(
         configuration: LivePlayConfiguration = LivePlayConfiguration(), budget: PreloadBudget = PreloadBudget(),
-        clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "liveplay.preload")
+        clock: any SessionClock = ContinuousClock(), logger: Logger = Logger(label: "liveplay.preload")
     ) {
         self.configuration = configuration
         self.budget = budget
@@ -139,7 +139,7 @@ public final class PreloadPool: Sendable {
 
     /// Runs sessions for `entry` until a player takes it (then returns how its session ended) or the pool stops it.
     private static func keepPreloading(
-        _ entry: Entry, configuration: LivePlayConfiguration, clock: any Clock<Duration>, logger: Logger
+        _ entry: Entry, configuration: LivePlayConfiguration, clock: any SessionClock, logger: Logger
     ) async -> PlaybackOutcome {
         var failures = 0
         while true {

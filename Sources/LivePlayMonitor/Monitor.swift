@@ -102,7 +102,7 @@ public final class Monitor: Sendable {
     private let listeners: @Sendable (MonitoredStream) -> (any LivePlayListener)?
     private let onNote: @Sendable (MonitorNote) -> Void
     /// What the streams' players run on and the monitor waits by (start delays, backoff).
-    private let clock: any Clock<Duration>
+    private let clock: any SessionClock
     /// What ``load(_:)``, the scrapes and the run share. Stop signals fire and retired metrics unregister outside it.
     private let state = Mutex(State())
     private let wakes: AsyncStream<Void>
@@ -123,7 +123,7 @@ public final class Monitor: Sendable {
         shard: Shard = .whole, options: MonitorOptions = MonitorOptions(),
         registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         listeners: @escaping @Sendable (MonitoredStream) -> (any LivePlayListener)? = { _ in nil },
-        onNote: @escaping @Sendable (MonitorNote) -> Void = { _ in }, clock: any Clock<Duration> = ContinuousClock()
+        onNote: @escaping @Sendable (MonitorNote) -> Void = { _ in }, clock: any SessionClock = ContinuousClock()
     ) {
         self.shard = shard
         self.options = options

@@ -146,3 +146,6 @@ private final class VirtualLiveConnection: ByteConnection {
 
     func close() async {}
 }
+
+/// A session on a virtual clock sleeps on it: time moves when the play loop waits.
+extension VirtualClock: SessionClock {}
