@@ -33,7 +33,8 @@
 // 3. **Swift structured concurrency** between them: a playback's play loop, its supervisor and their waits are
 //    child tasks of its `run`, on its ``PlaybackThread`` by executor preference; a thread hands a value to a task
 //    only by resuming a continuation under the `Mutex` of the type that owns the hand-off (``TransportHandoff``,
-//    `HTTPBodyReceiver`, `ByteHandoff`, `StopRequest`), or through an `AsyncStream` (``LivePlayer/updates()``).
+//    `HTTPBodyReceiver`, `ByteHandoff`, `Latch` and the `StopRequest` made of it), or through an `AsyncStream`
+//    (``LivePlayer/updates()``, the jobs of a player's run).
 // 4. **SwiftNIO's event loops** for sockets: HTTP(S)-FLV and downloads (AsyncHTTPClient), the monitor's metrics
 //    server.
 //
@@ -69,7 +70,7 @@
 // | `liveplay-record`, one per recording | ``PlaybackControl/startRecording(_:)`` (``Recorder``) | libavformat's muxer, the file's writes and free-space checks | the recording stops and its file is closed |
 // | `liveplay-signal` (the CLI) | the first `SignalWatch` | SIGINT / SIGTERM (stop), SIGHUP (the monitor's reload), SIGWINCH (the status line) | the process's |
 // | `liveplay-window` (LivePlayWindow) | ``PlayerWindow`` | SDL: the window, its events, drawing | the window closes |
-// | Swift's cooperative pool (`…default-qos`, one per core) | the Swift runtime | tasks with no executor preference: a front end's own, `stopPlay`'s wait, a `switchStream`'s | the process's |
+// | Swift's cooperative pool (`…default-qos`, one per core) | the Swift runtime | tasks with no executor preference: a front end's own, the runs of players and pools (``OwnedTasks``), `stopPlay`'s wait, a `switchStream`'s | the process's |
 //
 // Between them: `HTTPBodyReceiver` (event loop → supervisor, bounded: past 512 KiB the event loop stops reading the
 // socket), ``TransportHandoff`` (supervisor → play loop, bounded, so the transport keeps its backpressure),
@@ -78,9 +79,11 @@
 // `@unchecked Sendable` type says why on the line above it; there are at most 15 in the product modules
 // (`grep -rn "@unchecked Sendable" Sources --include=*.swift | grep -v "LivePlayTesting\|LivePlayLab"`).
 //
-// Where the code still differs from this model: ``LivePlayer``'s TXLivePlayer-shaped calls (`startPlay`, `switch`,
-// `switchStream`) and ``PreloadPool/preload(_:)`` return at once and start a task the player or pool owns and cancels,
-// not a child task of one `run` of the player.
+// The TXLivePlayer-shaped calls (`startPlay`, `switch`, `switchStream`, ``PreloadPool/preload(_:)``) return at once:
+// each hands its work to the player's or the pool's run (``OwnedTasks``), one task started when the player or pool
+// is made, whose children the playbacks, a `switchStream`'s wait and the preloaded streams are; a call stops one
+// through its ``OwnedTask`` and awaits how it ended. That run is the one task the library starts outside a task, and
+// the reason: a call that returns at once has no task of its caller's to be a child of.
 //
 // ## Time
 //

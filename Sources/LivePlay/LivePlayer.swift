@@ -39,9 +39,8 @@ public enum PlayerUpdate: Sendable {
 /// await player.stopPlay()
 /// ```
 ///
-/// For Swift concurrency, ``run(url:)`` plays in the calling task (cancel it to stop) and ``updates()``
-/// streams what the listener gets. `startPlay` is `run` on a task the player owns: the one task it keeps,
-/// ended by `stopPlay`.
+/// For Swift concurrency, ``run(url:)`` plays until the calling task is cancelled and ``updates()`` streams what the
+/// listener gets. Every playback is a child of the player's run (``OwnedTasks``), which `startPlay` hands it to.
 ///
 /// Switching streams (``switch(to:from:)``, ``switchStream(to:)``) is in LivePlayerSwitching.swift.
 public final class LivePlayer: Sendable {
@@ -61,7 +60,7 @@ public final class LivePlayer: Sendable {
     struct State {
         var configuration: LivePlayConfiguration
         var listener: (any LivePlayListener)?
-        var playing: Task<PlaybackOutcome, Never>?
+        var playing: OwnedTask<PlaybackOutcome>?
         var control: PlaybackControl?
         var streams: [UUID: AsyncStream<PlayerUpdate>.Continuation] = [:]
         var videoSink: HeldSink<any VideoSink>
@@ -72,10 +71,12 @@ public final class LivePlayer: Sendable {
         /// The running playback's way to the sinks, closed the moment the player switches to another stream.
         var gate: SinkGate?
         /// A `switchStream` waiting for its rendition.
-        var switching: Task<Void, Never>?
+        var switching: OwnedTask<Void>?
     }
 
     let state: Mutex<State>
+    /// The player's run: its playbacks and a `switchStream`'s wait are children of it.
+    let tasks = OwnedTasks()
     let logger: Logger
     private let arrivalTap: (any ArrivalTap)?
     /// The clock playbacks run on: the real one, or a test's virtual one.
@@ -152,7 +153,7 @@ public final class LivePlayer: Sendable {
         }
         let previous = state.withLock { $0.playing }
         previous?.cancel()
-        let task = Task { [self] in
+        let task = tasks.start { [self] in
             _ = await previous?.value
             return await playback(url: url, switchedAt: nil)
         }
@@ -309,7 +310,7 @@ public final class LivePlayer: Sendable {
             while let task = state.withLock({ $0.playing }) {
                 let outcome = await task.value
                 // A switch replaced the playback: wait for the one playing now.
-                if Task.isCancelled || state.withLock({ $0.playing }) == task { return outcome }
+                if Task.isCancelled || state.withLock({ $0.playing }) === task { return outcome }
             }
             return .stopped
         } onCancel: {

@@ -30,7 +30,7 @@ extension LivePlayer {
         state.withLock {
             let previous = $0.playing
             previous?.cancel()
-            $0.playing = Task { [self] in
+            $0.playing = tasks.start { [self] in
                 guard let preloaded else {
                     _ = await previous?.value
                     return await playback(url: url, switchedAt: switchedAt)
@@ -66,7 +66,7 @@ extension LivePlayer {
     public func switchStream(to url: String) throws(LivePlayError) {
         try Self.check(url)
         let requestedAt = ContinuousClock.now
-        let task = Task { [self] in await switchRendition(to: url, requestedAt: requestedAt) }
+        let task = tasks.start { [self] in await switchRendition(to: url, requestedAt: requestedAt) }
         state.withLock {
             $0.switching?.cancel()
             $0.switching = task

@@ -224,8 +224,7 @@ public final class LiveSession<C: SessionClock> {
         }
     }
 
-    /// The session's thread, while it runs, when its clock runs in real time: it times the ticks and the
-    /// transport's deadlines with no task to sleep.
+    /// The session's thread while it runs, when its clock runs in real time: it times ticks and transport deadlines.
     private var realTimeThread: PlaybackThread? {
         clock.realInstant(clock.now) == nil ? nil : thread
     }

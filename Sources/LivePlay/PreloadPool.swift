@@ -9,7 +9,8 @@ public import Logging
 ///
 /// A preloaded stream that fails is retried quietly (its session's own reconnects, then the pool's, at a backoff
 /// up to 30 s) and reported through ``onChange``, never to a player. Each stream is a ``LiveSession`` on a thread
-/// of its own, run by a task the pool owns until a player takes it; ``removeAll()`` stops them.
+/// of its own, run as a child of the pool's run (``OwnedTasks``), also once a player took it; ``removeAll()`` stops
+/// those still in the pool.
 public final class PreloadPool: Sendable {
     public enum State: String, Sendable {
         /// Connecting, or connected and waiting for the first keyframe.
@@ -49,6 +50,8 @@ public final class PreloadPool: Sendable {
     }
 
     private let state = Mutex(Pool())
+    /// The pool's run: each stream's sessions are a child of it, also once a player took the stream.
+    private let tasks = OwnedTasks()
     /// Where ``onChange`` is called, one change at a time: a thread the pool takes while it exists.
     private let notifications = PlaybackThreads.take()
 
@@ -89,7 +92,7 @@ public final class PreloadPool: Sendable {
             let entry = Entry(url: url, control: PlaybackControl(standby: budget), pool: self)
             state.entries[url] = entry
             Self.shareBudget(budget, among: state.entries)
-            entry.task = Task {
+            entry.task = tasks.start {
                 await Self.keepPreloading(entry, configuration: configuration, clock: clock, logger: logger)
             }
         }
@@ -173,7 +176,7 @@ public final class PreloadPool: Sendable {
     final class Entry: Sendable {
         private struct Shared {
             var status: Status
-            var task: Task<PlaybackOutcome, Never>?
+            var task: OwnedTask<PlaybackOutcome>?
             weak var pool: PreloadPool?
         }
 
@@ -196,7 +199,7 @@ public final class PreloadPool: Sendable {
         }
 
         /// The task that runs its sessions: set once, when the pool starts it.
-        var task: Task<PlaybackOutcome, Never>? {
+        var task: OwnedTask<PlaybackOutcome>? {
             get { state.withLock { $0.task } }
             set { state.withLock { $0.task = newValue } }
         }
