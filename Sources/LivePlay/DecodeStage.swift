@@ -15,9 +15,6 @@ final class DecodeStage {
     /// What the stage did, in order.
     enum Output {
         case video(VideoFrame)
-        /// The first keyframe's picture, from a decoder of its own that is drained at once: the playing
-        /// decoder holds a B-frame stream back by its reorder delay.
-        case poster(VideoFrame)
         case audio(AudioFrame)
         /// A video decoder opened for this configuration.
         case started(VideoCodecConfiguration)
@@ -30,8 +27,8 @@ final class DecodeStage {
     private let options: DecoderOptions
     private var video: VideoDecoder?
     private var audio: AudioDecoder?
-    /// The newest configurations received (the poster decoder uses the video one).
-    private var newestVideo: VideoCodecConfiguration?
+    /// The newest configurations received (a ``PosterDecoder`` decodes with the video one).
+    private(set) var newestVideo: VideoCodecConfiguration?
     private var newestAudio: AudioCodecConfiguration?
     private var videoChanges = ConfigurationChanges<VideoCodecConfiguration>()
     private var audioChanges = ConfigurationChanges<AudioCodecConfiguration>()
@@ -46,7 +43,6 @@ final class DecodeStage {
     /// The video decoders go on to the next playback (``DecoderShelf``).
     deinit {
         if let video { DecoderShelf.shelve(video) }
-        if let posterDecoder { DecoderShelf.shelve(posterDecoder) }
     }
 
     /// Whether a video decoder is open.
@@ -93,8 +89,7 @@ final class DecodeStage {
     }
 
     /// Decodes `packet`, switching decoders first where the stream changed configuration.
-    /// - Parameter poster: also decode this keyframe on a decoder of its own, for an immediate first picture.
-    func decode(_ packet: EncodedPacket, poster: Bool = false) -> [Output] {
+    func decode(_ packet: EncodedPacket) -> [Output] {
         var outputs: [Output] = []
         switch packet.kind {
         case .video:
@@ -107,7 +102,6 @@ final class DecodeStage {
                 outputs += openVideo(change)
             }
             guard let decoder = video else { return outputs }
-            if poster, packet.isKeyframe, let picture = decodePoster(packet) { outputs.append(.poster(picture)) }
             Self.append(decoder.decode(packet), to: &outputs)
         case .audio:
             if let change = audioChanges.due(at: packet.dts), change != audio?.configuration {
@@ -160,25 +154,6 @@ final class DecodeStage {
             audio = nil
             return [.audioDecoderFailedToOpen(configuration, error)]
         }
-    }
-
-    /// A preloaded stream's newest keyframe, decoded on the poster decoder (kept open while the configuration
-    /// holds: preloading decodes one keyframe a GOP).
-    func poster(for keyframe: EncodedPacket) -> VideoFrame? {
-        decodePoster(keyframe)
-    }
-
-    private var posterDecoder: VideoDecoder?
-
-    private func decodePoster(_ packet: EncodedPacket) -> VideoFrame? {
-        guard let configuration = newestVideo else { return nil }
-        if posterDecoder?.configuration != configuration {
-            if let old = posterDecoder { DecoderShelf.shelve(old) }
-            posterDecoder = try? DecoderShelf.video(configuration, options: options)
-        }
-        guard let poster = posterDecoder else { return nil }
-        poster.reset()
-        return poster.decode(packet).frames.first ?? poster.flush().frames.first
     }
 
     /// Errors first, then frames, appended in place: this runs for every packet.

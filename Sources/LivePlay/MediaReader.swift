@@ -117,7 +117,7 @@ public final class MediaReader {
     private func take(_ outputs: [DecodeStage.Output]) {
         for output in outputs {
             switch output {
-            case .video(let frame), .poster(let frame): queue.append(.videoFrame(frame))
+            case .video(let frame): queue.append(.videoFrame(frame))
             case .audio(let frame): queue.append(.audioFrame(frame))
             case .started: break
             case .videoDecoderFailedToOpen(_, let error): queue.append(.decodeError(.video, error))

@@ -18,6 +18,8 @@ final class PlayOut {
     private(set) var engine: PlaybackEngine
     let presenter: Presenter
     private let decoding: DecodeStage
+    /// A session's first picture and a preloaded stream's poster, each a keyframe decoded on its own.
+    private let posters: PosterDecoder
     private let reporter: SessionReporter
     /// Pause, resume, latency and presentation changes asked for from other tasks; pictures shown, for them.
     private let control: PlaybackControl
@@ -55,6 +57,7 @@ final class PlayOut {
     ) {
         engine = PlaybackEngine(parameters: configuration.latency, limits: configuration.bufferLimits)
         decoding = DecodeStage(options: configuration.decoder)
+        posters = PosterDecoder(options: configuration.decoder)
         decodes = configuration.decodes
         limits = configuration.bufferLimits
         self.presenter = presenter
@@ -263,7 +266,8 @@ final class PlayOut {
             switch action {
             case .decode(let packet):
                 reporter.count { $0.played(packet) }
-                take(decoding.decode(packet, poster: !sawFrame && presenter.framesShown == 0))
+                if !sawFrame, presenter.framesShown == 0 { showAtOnce(packet) }
+                take(decoding.decode(packet))
             case .loading(let buffered):
                 if transportFinished {
                     startDrain(at: now)
@@ -393,7 +397,7 @@ final class PlayOut {
     /// published for the pool and a rendition switch.
     private func keepNewestGroup() {
         let poster = standby.keepNewestGroup(
-            &engine, startingAt: requests.standbyStart, decodes: decodes, decodePoster: decoding.poster(for:))
+            &engine, startingAt: requests.standbyStart, decodes: decodes, decodePoster: poster(of:))
         if let poster {
             firstFrame()
             presenter.replacePoster(poster)
@@ -403,6 +407,20 @@ final class PlayOut {
         published.posterPTS = standby.posterPTS
     }
 
+    /// The first keyframe, decoded on its own ahead of the playing decoder (which holds a B-frame stream back by its
+    /// reorder delay), goes to the presenter as the first picture.
+    private func showAtOnce(_ packet: EncodedPacket) {
+        guard packet.kind == .video, packet.isKeyframe, decoding.decodesVideo, let picture = poster(of: packet) else {
+            return
+        }
+        firstFrame()
+        presenter.enqueue(picture, isPoster: true)
+    }
+
+    private func poster(of keyframe: EncodedPacket) -> VideoFrame? {
+        decoding.newestVideo.flatMap { posters.picture(of: keyframe, $0) }
+    }
+
     /// Carries out what the decode stage did: pictures and sound to the presenter, problems reported.
     private func take(_ outputs: [DecodeStage.Output]) {
         for output in outputs {
@@ -410,9 +428,6 @@ final class PlayOut {
             case .video(let frame):
                 firstFrame()
                 presenter.enqueue(frame)
-            case .poster(let frame):
-                firstFrame()
-                presenter.enqueue(frame, isPoster: true)
             case .audio(let frame):
                 beginGate.soundDecoded()
                 if !decoding.decodesVideo, !videoAnnounced { firstFrame() }

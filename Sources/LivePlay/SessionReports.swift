@@ -302,7 +302,7 @@ enum Reports {
     /// What the decode stage did, when it is worth an event.
     static func decoding(_ output: DecodeStage.Output) -> Report? {
         switch output {
-        case .video, .poster, .audio: return nil
+        case .video, .audio: return nil
         case .started(let video):
             return Report(
                 .startVideoDecoder, "\(video.codec.rawValue) decoder started", ["codec": .string(video.codec.rawValue)])
