@@ -101,29 +101,45 @@ extension LivePlayer {
         await pool.removeAll()
     }
 
-    /// Follows what the other rendition's session publishes at the end of each of its turns, and what the playback
-    /// published last, until ``RenditionCut`` decides (or the switch is cancelled: nil). A timer at the deadline
-    /// decides too when the other session publishes nothing (it ended, and its pool waits to retry).
+    /// Follows what both sessions publish at the end of each of their turns (the other rendition's and the
+    /// playback's) until ``RenditionCut`` decides (or the switch is cancelled: nil). A timer at the deadline decides
+    /// too when the other session publishes nothing (it ended, and its pool waits to retry).
     private static func decide(
         _ cut: RenditionCut, candidate: PreloadPool.Entry, playing: PlaybackControl
     ) async -> RenditionCut.Action? {
-        let (turns, turn) = AsyncStream.makeStream(of: PublishedPlayback?.self, bufferingPolicy: .bufferingNewest(2))
+        enum Turn: Sendable {
+            case candidate(PublishedPlayback)
+            case playing(PublishedPlayback)
+            case deadline
+        }
+        let (turns, turn) = AsyncStream.makeStream(of: Turn.self, bufferingPolicy: .bufferingNewest(4))
         return await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await published in candidate.control.publications() { turn.yield(published) }
+                for await published in candidate.control.publications() { turn.yield(.candidate(published)) }
+            }
+            group.addTask {
+                for await published in playing.publications() { turn.yield(.playing(published)) }
             }
             group.addTask {
                 try? await Task.sleep(until: cut.requestedAt + cut.wait)
-                turn.yield(nil)
+                turn.yield(.deadline)
             }
             defer { group.cancelAll() }
             var cut = cut
-            for await published in turns {
-                let shown = playing.published
+            var (other, shown) = (PublishedPlayback?.none, PublishedPlayback?.none)
+            for await next in turns {
+                switch next {
+                case .candidate(let published): other = published
+                case .playing(let published):
+                    shown = published
+                    // The playback's turns alone decide nothing until the other rendition has published.
+                    if other == nil { continue }
+                case .deadline: other = nil
+                }
                 let observation = RenditionCut.Observation(
-                    candidateReady: candidate.isReady, candidateLiveEdge: published?.liveEdge,
-                    candidateKeyframes: published?.standbyKeyframes ?? [], candidatePoster: published?.posterPTS,
-                    playingLiveEdge: shown.liveEdge, shown: shown.lastPicture?.pts)
+                    candidateReady: candidate.isReady, candidateLiveEdge: other?.liveEdge,
+                    candidateKeyframes: other?.standbyKeyframes ?? [], candidatePoster: other?.posterPTS,
+                    playingLiveEdge: shown?.liveEdge, shown: shown?.lastPicture?.pts)
                 switch cut.decide(observation, at: .now) {
                 case .wait: continue
                 case .startAt(let keyframe): candidate.control.startStandby(at: keyframe)
