@@ -19,6 +19,7 @@ import Testing
         var now: ContinuousClock.Instant { .now }
         var minimumResolution: Duration { ContinuousClock().minimumResolution }
 
+        // The clock's own sleep, counted: what the test looks at, not a wait of the test's.
         func sleep(until deadline: ContinuousClock.Instant, tolerance: Duration?) async throws {
             sleeps.withLock { $0 += 1 }
             try await ContinuousClock().sleep(until: deadline, tolerance: tolerance)
