@@ -132,8 +132,9 @@ extension LivePlayer {
                 case .candidate(let published): other = published
                 case .playing(let published):
                     shown = published
-                    // The playback's turns alone decide nothing until the other rendition has published.
-                    if other == nil { continue }
+                    // The playback's turns alone decide nothing until the other rendition has published, or the
+                    // deadline passed (its own turn may be among those the newest displaced).
+                    if other == nil, ContinuousClock.now < cut.requestedAt + cut.wait { continue }
                 case .deadline: other = nil
                 }
                 let observation = RenditionCut.Observation(
