@@ -166,7 +166,7 @@ public final class LiveSession<C: SessionClock> {
     /// One turn: control, what the transport delivered, the play-out stage, the reports that are due; then
     /// wait for the next tick or the transport.
     private func playLoop(_ handoff: TransportHandoff<SupervisorEvent>) async -> LoopExit {
-        let (sleep, tickInterval) = (sleep, configuration.tickInterval)
+        let (sleep, tickInterval, timer) = (sleep, configuration.tickInterval, realTimeThread)
         while true {
             if Task.isCancelled { return .finished(.stopped) }
             turns += 1
@@ -191,8 +191,8 @@ public final class LiveSession<C: SessionClock> {
                 at: now, playOut: playOut, position: progressPosition,
                 endToEndLatency: playOut.engine.position.flatMap(endToEndLatency),
                 mediaDuration: playOut.onDemand ? intake.mediaDuration ?? 0 : nil)
-            if playOut.hasRoom, let thread = realTimeThread {
-                await handoff.wait(until: .now + tickInterval, timer: thread)
+            if playOut.hasRoom, let timer {
+                await handoff.wait(until: .now + tickInterval, timer: timer)
             } else if playOut.hasRoom {
                 await handoff.wait { try? await sleep(tickInterval) }
             } else {

@@ -43,24 +43,6 @@ final class OwnedTask<T: Sendable>: Sendable {
     }
 
     fileprivate func run(_ work: @escaping @Sendable () async -> T) async {
-        let result = await withTaskGroup(of: T?.self) { group in
-            group.addTask { await work() }
-            group.addTask {
-                await self.stop.wait()
-                return nil
-            }
-            var result: T?
-            while let next = await group.next() {
-                if let value = next {
-                    result = value
-                    group.cancelAll()
-                } else if result == nil {
-                    // Stopped: the work's task is cancelled, and its end is still what it returns.
-                    group.cancelAll()
-                }
-            }
-            return result
-        }
-        if let result { ended.set(result) }
+        ended.set(await stop.cancelling(work))
     }
 }

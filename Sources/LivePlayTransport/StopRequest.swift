@@ -16,15 +16,32 @@ public final class StopRequest<Reason: Sendable>: Sendable {
 
     /// `work`'s result, or `nil` when the stop came first (the work is cancelled then, and awaited).
     public func race<T: Sendable>(_ work: @escaping @Sendable () async -> T) async -> T? {
+        let (value, stoppedFirst) = await runUntilStopped(work)
+        return stoppedFirst ? nil : value
+    }
+
+    /// `work`'s result; a stop requested before it ends cancels it, and what it returns then is the result (a
+    /// playback stopped reports `.stopped`).
+    public func cancelling<T: Sendable>(_ work: @escaping @Sendable () async -> T) async -> T {
+        await runUntilStopped(work).value
+    }
+
+    private func runUntilStopped<T: Sendable>(
+        _ work: @escaping @Sendable () async -> T
+    ) async -> (value: T, stoppedFirst: Bool) {
         await withTaskGroup(of: T?.self) { group in
             group.addTask { await work() }
             group.addTask {
                 await self.wait()
                 return nil
             }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
+            var (value, stoppedFirst) = (T?.none, false)
+            while let next = await group.next() {
+                if let next { value = next } else if value == nil { stoppedFirst = true }
+                group.cancelAll()
+            }
+            // Both children have ended, so the work has returned.
+            return (value!, stoppedFirst)
         }
     }
 

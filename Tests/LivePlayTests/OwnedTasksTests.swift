@@ -10,8 +10,8 @@ import Testing
 @Suite struct OwnedTasksTests {
     /// Waits until cancelled, then says so: as a playback ends `.stopped`.
     @Sendable static func untilCancelled() async -> String {
-        while !Task.isCancelled { await Task.yield() }
-        return "stopped"
+        await Latch<Void>().wait()
+        return Task.isCancelled ? "stopped" : "not cancelled"
     }
 
     @Test func aJobEndsAsItsWorkDoesAndIsAwaitedByAnyNumber() async {
