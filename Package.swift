@@ -78,7 +78,10 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .target(name: "LivePlayBuffering", dependencies: ["LivePlayCore"], swiftSettings: swiftSettings),
+        .target(
+            name: "LivePlayBuffering",
+            dependencies: ["LivePlayCore", .product(name: "DequeModule", package: "swift-collections")],
+            swiftSettings: swiftSettings),
         .target(
             name: "LivePlayDecode",
             dependencies: ["LivePlayCore", "CFFmpeg"],

@@ -428,6 +428,7 @@ final class PlayOut {
             case .video(let frame):
                 firstFrame()
                 presenter.enqueue(frame)
+                if let position = engine.position { presenter.dropSupersededPictures(at: position) }
             case .audio(let frame):
                 beginGate.soundDecoded()
                 if !decoding.decodesVideo, !videoAnnounced { firstFrame() }

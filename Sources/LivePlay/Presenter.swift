@@ -110,6 +110,14 @@ final class Presenter {
         video.insert(frame, pts: frame.pts)
     }
 
+    /// Lets go at once of the queued pictures a newer due one supersedes at `position` (a burst decoded in one
+    /// turn: the GOP cache at the start, a catch-up), so the decoder's buffers return to its pool instead of
+    /// waiting in the queue to be skipped. Not before the first picture, which is shown whatever its time.
+    func dropSupersededPictures(at position: MediaTimestamp) {
+        guard framesShown > 0 else { return }
+        video.dropSuperseded(at: position)
+    }
+
     /// The sound this session plays first follows another stream's on the same sink (a switch): it ramps up from
     /// silence like a volume change.
     func fadesIn() {

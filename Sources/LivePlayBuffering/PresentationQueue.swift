@@ -1,4 +1,5 @@
 public import LivePlayCore
+private import DequeModule
 
 /// Decoded frames waiting for their presentation time, in presentation order, with a hard count limit.
 ///
@@ -7,36 +8,49 @@ public import LivePlayCore
 /// being late and dropped (a slow tick or decode shows the right picture, not a backlog). Audio takes
 /// ``takeDue(at:lateBy:)``: every due block in order, except blocks so late they would put sound behind
 /// the picture. Generic over the frame so it holds libavcodec frames without knowing them.
+///
+/// A frame leaves the queue, and its memory (a decoder's picture buffer) goes back, the moment it is taken or
+/// dropped: the queue never holds more than ``capacity`` frames.
 public struct PresentationQueue<Frame: Sendable>: Sendable {
     /// Frames held at most; past it the oldest is dropped (the decoder outran the clock).
     public let capacity: Int
-    private var entries: [(pts: MediaTimestamp, frame: Frame)] = []
-    private var head = 0
-    /// Frames dropped so far: late, over capacity, or cleared.
+    private var entries: Deque<(pts: MediaTimestamp, frame: Frame)> = []
+    /// Frames dropped so far: late, over capacity, superseded, or cleared.
     public private(set) var droppedFrames = 0
-    /// Stale frames dropped since the last one returned by ``nextDue(at:lateBy:)``.
-    private var staleDropped = 0
+    /// Frames dropped since the last one returned by ``nextDue(at:lateBy:)``: stale or superseded.
+    private var skippedSinceShown = 0
 
     public init(capacity: Int) {
         precondition(capacity > 0, "a presentation queue holds at least one frame")
         self.capacity = capacity
     }
 
-    public var count: Int { entries.count - head }
-    public var isEmpty: Bool { count == 0 }
+    public var count: Int { entries.count }
+    public var isEmpty: Bool { entries.isEmpty }
     /// Presentation time of the next frame.
-    public var nextPTS: MediaTimestamp? { head < entries.count ? entries[head].pts : nil }
+    public var nextPTS: MediaTimestamp? { entries.first?.pts }
 
     /// Adds a frame in presentation order (decoders emit in order; a stray one is placed where it belongs).
     public mutating func insert(_ frame: Frame, pts: MediaTimestamp) {
-        if count >= capacity {
-            head += 1
+        if entries.count >= capacity {
+            entries.removeFirst()
             droppedFrames += 1
         }
         var index = entries.endIndex
-        while index > head, entries[index - 1].pts > pts { index -= 1 }
+        while index > entries.startIndex, entries[index - 1].pts > pts { index -= 1 }
         entries.insert((pts, frame), at: index)
-        compact()
+    }
+
+    /// Drops the due frames older than the newest due one at `position`: ``nextDue(at:lateBy:)`` would skip them
+    /// anyway, and a burst decoded at once (a GOP cache at the start, a catch-up) then holds one picture, not a
+    /// queue of them. Counted in the `skipped` of the next frame returned.
+    public mutating func dropSuperseded(at position: MediaTimestamp) {
+        var due = 0
+        while due < entries.count, entries[due].pts <= position { due += 1 }
+        guard due > 1 else { return }
+        entries.removeFirst(due - 1)
+        droppedFrames += due - 1
+        skippedSinceShown += due - 1
     }
 
     /// The newest frame due at `position`, and how many older due frames it replaces (dropped as late).
@@ -47,24 +61,19 @@ public struct PresentationQueue<Frame: Sendable>: Sendable {
     public mutating func nextDue(
         at position: MediaTimestamp, lateBy tolerance: Duration? = nil
     ) -> (frame: Frame, pts: MediaTimestamp, skipped: Int)? {
-        var newest: Int?
-        var index = head
-        while index < entries.count, entries[index].pts <= position {
-            newest = index
-            index += 1
-        }
-        guard let newest else { return nil }
-        let skipped = newest - head + staleDropped
-        droppedFrames += newest - head
-        let entry = entries[newest]
-        head = newest + 1
-        compact()
+        var due = 0
+        while due < entries.count, entries[due].pts <= position { due += 1 }
+        guard due > 0 else { return nil }
+        let skipped = due - 1 + skippedSinceShown
+        droppedFrames += due - 1
+        entries.removeFirst(due - 1)
+        let entry = entries.removeFirst()
         if let tolerance, position - entry.pts > tolerance {
             droppedFrames += 1
-            staleDropped = skipped + 1
+            skippedSinceShown = skipped + 1
             return nil
         }
-        staleDropped = 0
+        skippedSinceShown = 0
         return (entry.frame, entry.pts, skipped)
     }
 
@@ -73,43 +82,25 @@ public struct PresentationQueue<Frame: Sendable>: Sendable {
         at position: MediaTimestamp, lateBy tolerance: Duration, duration: (Frame) -> Duration
     ) -> [(frame: Frame, pts: MediaTimestamp)] {
         var due: [(frame: Frame, pts: MediaTimestamp)] = []
-        while head < entries.count, entries[head].pts <= position {
-            let entry = entries[head]
-            head += 1
+        while let entry = entries.first, entry.pts <= position {
+            entries.removeFirst()
             if position - entry.pts > duration(entry.frame) + tolerance {
                 droppedFrames += 1
             } else {
                 due.append((entry.frame, entry.pts))
             }
         }
-        compact()
         return due
     }
 
     /// Removes the next frame whatever its time (a real-time audio sink asks for more).
     public mutating func removeFirst() -> (frame: Frame, pts: MediaTimestamp)? {
-        guard head < entries.count else { return nil }
-        let entry = entries[head]
-        head += 1
-        compact()
-        return (entry.frame, entry.pts)
+        entries.popFirst().map { ($0.frame, $0.pts) }
     }
 
     /// Drops everything (a new connection's decoder, a stop).
     public mutating func removeAll() {
-        droppedFrames += count
+        droppedFrames += entries.count
         entries.removeAll(keepingCapacity: true)
-        head = 0
-    }
-
-    /// Reclaims consumed slots once they are the larger part, so storage stays within about twice the capacity.
-    private mutating func compact() {
-        if head == entries.count {
-            entries.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head > 32, head * 2 > entries.count {
-            entries.removeFirst(head)
-            head = 0
-        }
     }
 }

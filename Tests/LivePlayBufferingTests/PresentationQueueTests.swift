@@ -1,6 +1,7 @@
 import LivePlayBuffering
 import LivePlayCore
 import Testing
+import Synchronization
 
 @Suite struct PresentationQueueTests {
     static func ms(_ value: Int64) -> MediaTimestamp { MediaTimestamp(milliseconds: value) }
@@ -55,5 +56,52 @@ import Testing
         #expect(afterSkip.map(\.frame) == [100, 120, 140])
         #expect(queue.droppedFrames == 2)
         #expect(queue.removeFirst()?.frame == 160)
+    }
+}
+
+@Suite struct PresentationQueueMemoryTests {
+    static func ms(_ value: Int64) -> MediaTimestamp { MediaTimestamp(milliseconds: value) }
+
+    /// A frame that counts its copies alive, as a decoder's pooled picture buffer would.
+    final class Picture: Sendable {
+        static let alive = Counter()
+        let pts: Int64
+        init(_ pts: Int64) {
+            self.pts = pts
+            Self.alive.add(1)
+        }
+        deinit { Self.alive.add(-1) }
+    }
+
+    final class Counter: Sendable {
+        private let value = Mutex(0)
+        func add(_ delta: Int) { value.withLock { $0 += delta } }
+        var count: Int { value.withLock { $0 } }
+    }
+
+    @Test func aFrameDroppedOverCapacityIsReleasedAtOnceNotWhenTheQueueCompacts() {
+        let before = Picture.alive.count
+        var queue = PresentationQueue<Picture>(capacity: 4)
+        for index: Int64 in 0..<40 { queue.insert(Picture(index), pts: Self.ms(index)) }
+        #expect(Picture.alive.count - before == 4, "only the frames the queue holds are alive")
+        _ = queue.nextDue(at: Self.ms(37))
+        #expect(Picture.alive.count - before == 2, "taken and skipped frames are gone")
+        queue.removeAll()
+        #expect(Picture.alive.count == before)
+    }
+
+    @Test func aBurstDecodedAtOnceHoldsOnlyTheNewestDuePicture() throws {
+        var queue = PresentationQueue<Int64>(capacity: 16)
+        // A GOP cache decoded in one turn: 12 pictures, all but the last two already due at 400 ms.
+        for pts: Int64 in stride(from: 0, to: 480, by: 40) {
+            queue.insert(pts, pts: Self.ms(pts))
+            queue.dropSuperseded(at: Self.ms(400))
+        }
+        #expect(queue.count == 2, "the newest due picture and the one still ahead")
+        let shownNow = queue.nextDue(at: Self.ms(400))
+        let shown = try #require(shownNow)
+        #expect(shown.frame == 400 && shown.skipped == 10, "the dropped pictures are counted as skipped")
+        #expect(queue.droppedFrames == 10)
+        #expect(queue.nextDue(at: Self.ms(440))?.skipped == 0)
     }
 }
