@@ -39,12 +39,13 @@
 // 4. **SwiftNIO's event loops** for sockets: HTTP(S)-FLV and downloads (AsyncHTTPClient), the monitor's metrics
 //    server.
 //
-// Why these: a playback is a stream of short C calls and a tick a hundred times a second. On a thread of its own
-// (or a group's) it stays off the cooperative pool the host application owns, its ticks arm no libdispatch timer,
-// and the process keeps the same threads from a session's first second to its last (the table below, which
-// `ThreadCountTests` checks on a playing `liveplay`). Blocking C calls get threads of their own for the same reason
-// (STYLE.md rule 8), and NIO is what AsyncHTTPClient runs on. The CLI's signals come the same way: a handler writes
-// to a pipe that its `liveplay-signal` thread reads (`SignalWatch`); no libdispatch source or queue is used.
+// Why these: a playback is a stream of short C calls and a turn each time a picture falls due or a read arrives. On a
+// thread of its own (or a group's) it stays off the cooperative pool the host application owns, its waits arm no
+// libdispatch timer, and the process keeps the same threads from a session's first second to its last (the table
+// below, which `ThreadCountTests` checks on a playing `liveplay`). Blocking C calls get threads of their own for the
+// same reason (STYLE.md rule 8), and NIO is what AsyncHTTPClient runs on. The CLI's signals come the same way: a
+// handler writes to a pipe that its `liveplay-signal` thread reads (`SignalWatch`); no libdispatch source or queue
+// is used.
 //
 // Commands go in and updates come out (STYLE.md rule 19): a caller changes a playing session only through its
 // ``PlaybackControl``, whose calls are typed commands in a mailbox the loop empties at the start of each turn; the

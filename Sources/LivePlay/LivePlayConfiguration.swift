@@ -26,7 +26,9 @@ public struct LivePlayConfiguration: Sendable {
     public var latency: LatencyParameters
     /// Hard limits of the jitter buffer.
     public var bufferLimits: JitterBuffer.Limits
-    /// How often the play loop advances the engine when nothing arrives.
+    /// The longest the play loop waits between turns. It turns when input or a command arrives and when media
+    /// falls due (a picture's or a block of sound's time, a status report); this bounds the wait when nothing
+    /// does (loading, paused, a probe that decodes nothing), for the engine's timeouts.
     public var tickInterval: Duration
     /// Media on demand (a file, an HTTP response with a length) starts here, from the keyframe at or before
     /// it; a live stream ignores it. `nil`: from the start.
@@ -46,7 +48,7 @@ public struct LivePlayConfiguration: Sendable {
         enableMetaData: Bool = false, decodes: Bool = true, decoder: DecoderOptions = DecoderOptions(),
         transport: TransportOptions = TransportOptions(), lagThreshold: Double = 0.8, lagWindow: Duration = .seconds(3),
         latency: LatencyParameters = .preset(.auto), bufferLimits: JitterBuffer.Limits = JitterBuffer.Limits(),
-        tickInterval: Duration = .milliseconds(10)
+        tickInterval: Duration = .milliseconds(100)
     ) {
         self.latency = latency
         self.bufferLimits = bufferLimits

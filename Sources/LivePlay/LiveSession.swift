@@ -164,9 +164,9 @@ public final class LiveSession<C: SessionClock> {
     }
 
     /// One turn: control, what the transport delivered, the play-out stage, the reports that are due; then
-    /// wait for the next tick or the transport.
+    /// wait for the transport, a command, or the next thing due (``turnWait``).
     private func playLoop(_ handoff: TransportHandoff<SupervisorEvent>) async -> LoopExit {
-        let (sleep, tickInterval, timer) = (sleep, configuration.tickInterval, realTimeThread)
+        let (sleep, timer) = (sleepForTurn, realTimeThread)
         while true {
             if Task.isCancelled { return .finished(.stopped) }
             turns += 1
@@ -191,14 +191,25 @@ public final class LiveSession<C: SessionClock> {
                 at: now, playOut: playOut, position: progressPosition,
                 endToEndLatency: playOut.engine.position.flatMap(endToEndLatency),
                 mediaDuration: playOut.onDemand ? intake.mediaDuration ?? 0 : nil)
+            let wait = turnWait
             if playOut.hasRoom, let timer {
-                await handoff.wait(until: .now + tickInterval, timer: timer)
+                await handoff.wait(until: .now + wait, timer: timer)
             } else if playOut.hasRoom {
-                await handoff.wait { try? await sleep(tickInterval) }
+                await handoff.wait { try? await sleep(wait) }
             } else {
-                try? await sleep(tickInterval)
+                try? await sleep(wait)
             }
         }
+    }
+
+    /// How long the loop waits for input before its next turn: until the next picture, block of sound or report
+    /// falls due, and at most ``LivePlayConfiguration/tickInterval``. Playback turns on its media's schedule, not a
+    /// fixed tick (a 30 fps stream about 30 times a second, plus its reads).
+    private var turnWait: Duration {
+        let now = elapsed
+        var due = min(now + configuration.tickInterval, reporter.nextReport)
+        if let media = playOut.timeToNextDue(at: now) { due = min(due, now + media) }
+        return max(.milliseconds(1), due - now)
     }
 
     private func finished(_ ending: PlayOut.Ending) -> LoopExit {
@@ -222,6 +233,11 @@ public final class LiveSession<C: SessionClock> {
                 try await clock.sleep(until: deadline, tolerance: nil)
             }
         }
+    }
+
+    /// The loop's wait on a clock with a time of its own: ends sooner where the clock knows input falls due.
+    private var sleepForTurn: @Sendable (Duration) async throws -> Void {
+        { [clock] duration in try await clock.sleepForTurn(until: clock.now.advanced(by: duration)) }
     }
 
     /// The session's thread while it runs, when its clock runs in real time: it times ticks and transport deadlines.

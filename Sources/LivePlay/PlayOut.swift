@@ -318,6 +318,27 @@ final class PlayOut {
         return nil
     }
 
+    /// How long from `now` until this stage has something to do without new input: a picture or a block of sound
+    /// falling due, the sound's level to report. `nil` when only input (or the loop's longest wait) moves it:
+    /// loading, paused, preloading, a probe that decodes nothing.
+    func timeToNextDue(at now: Duration) -> Duration? {
+        if let drain {
+            let position = drain.from + (now - drain.since).milliseconds
+            return presenter.timeToNextDue(at: position, rate: 1)
+        }
+        guard !standby.isPreloading, engine.state == .playing, !engine.isPaused, let position = engine.position else {
+            return nil
+        }
+        // Packets need no turn of their own: each turn releases the look-ahead's worth (150 ms) for decoding, and
+        // the pictures of the turns before fall due well inside it.
+        var next = presenter.timeToNextDue(at: position, rate: engine.rate)
+        if let interval = volumeEvaluation, let since = volumeReportedAt {
+            let level = max(.zero, since + interval - now)
+            next = min(next ?? level, level)
+        }
+        return next
+    }
+
     /// Why a stream the engine plays is not playing yet (``NetStatus/reason``).
     var notPlayingReason: String? { beginGate.reason }
 

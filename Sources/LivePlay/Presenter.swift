@@ -151,6 +151,24 @@ final class Presenter {
         return MediaTimestamp(milliseconds: audioEnd.milliseconds - (unplayed * rate).milliseconds)
     }
 
+    /// How long until the next picture or block of sound falls due at `position` (playing at `rate`), or until a
+    /// real-time sink needs more sound; `nil` when nothing waits. The play loop sleeps until then.
+    func timeToNextDue(at position: MediaTimestamp, rate: Double) -> Duration? {
+        let ahead = { (pts: MediaTimestamp) -> Duration? in pts > position ? (pts - position) / max(rate, 0.01) : nil }
+        var next = video.nextPTS.flatMap(ahead)
+        if let sink = audioSink, !audio.isEmpty {
+            let sound: Duration?
+            if let unplayed = sink.unplayedDuration {
+                // Topped up while half the lead is left, so the sink never runs dry between two turns.
+                sound = max(.zero, unplayed - Self.audioLead / 2)
+            } else {
+                sound = audio.nextPTS.flatMap { ahead($0 - (stretcher?.latency ?? .zero)) }
+            }
+            if let sound { next = min(next ?? sound, sound) }
+        }
+        return next
+    }
+
     /// Shows the first picture as soon as it is decoded, before playback begins (a poster, not a start).
     func showFirstPicture(at position: MediaTimestamp) -> VideoFrame? {
         guard framesShown == 0, let next = video.removeFirst() else { return nil }

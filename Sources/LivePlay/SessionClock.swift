@@ -1,14 +1,23 @@
-/// A clock a ``LiveSession`` runs on, and what it says about waiting on it. A play loop waits a hundred times a
-/// second; on the real clock its ``PlaybackThread`` times those waits itself (no libdispatch timer, no hop through the
+/// A clock a ``LiveSession`` runs on, and what it says about waiting on it. A play loop waits between its turns,
+/// dozens of times a second; on the real clock its ``PlaybackThread`` times those waits itself (no libdispatch timer, no hop through the
 /// cooperative pool), and any other clock (a test's virtual one) is slept on. The clock says which it is, by its
 /// instants: the session never asks what type its clock is.
 public protocol SessionClock: Clock where Duration == Swift.Duration {
     /// `instant` on the real clock, when this clock runs in real time; nil for a clock with a time of its own.
     func realInstant(_ instant: Instant) -> ContinuousClock.Instant?
+
+    /// The play loop's wait for its next turn on a clock with a time of its own: until `deadline`, or sooner, when
+    /// the clock knows that input falls due first (a virtual source's next read), as an arrival ends the wait in
+    /// real time. By default a plain sleep.
+    func sleepForTurn(until deadline: Instant) async throws
 }
 
 extension SessionClock {
     public func realInstant(_ instant: Instant) -> ContinuousClock.Instant? { nil }
+
+    public func sleepForTurn(until deadline: Instant) async throws {
+        try await sleep(until: deadline, tolerance: nil)
+    }
 }
 
 extension ContinuousClock: SessionClock {

@@ -159,6 +159,11 @@ final class SessionReporter {
                 droppedFrames: playOut.droppedFrames, endToEndLatency: endToEndLatency(), mediaDuration: mediaDuration))
     }
 
+    /// When the next net status or progress event is due, on the session clock.
+    var nextReport: Duration {
+        lastProgress.map { min(nextStatus, $0 + .seconds(1)) } ?? nextStatus
+    }
+
     /// Progress counts its second afresh (after a seek).
     func restartProgress() { lastProgress = nil }
 

@@ -29,9 +29,9 @@ public struct MonitorOptions: Sendable {
     /// ``initialBackoff`` once the stream played.
     public var initialBackoff: Duration
     public var maximumBackoff: Duration
-    /// How often a probe stream's play loop advances when nothing arrives: a probe presents nothing, so its buffer
-    /// and stall figures need no 10 ms steps, and a thousand streams' loops turn a fifth as often. A stream that
-    /// decodes keeps ``configuration``'s.
+    /// How often a probe stream's play loop advances when nothing arrives: a probe presents nothing, so nothing
+    /// falls due to turn it, and this bounds how late a stall is seen. A stream that decodes keeps
+    /// ``configuration``'s, turning as its pictures fall due.
     public var probeTickInterval: Duration
     /// Streams started a second at most when many start at once (the first list, a reload that adds many): a
     /// thousand players connecting in the same instant, each taking a GOP cache's burst, starve one another of

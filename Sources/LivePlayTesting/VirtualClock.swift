@@ -148,4 +148,15 @@ private final class VirtualLiveConnection: ByteConnection {
 }
 
 /// A session on a virtual clock sleeps on it: time moves when the play loop waits.
-extension VirtualClock: SessionClock {}
+extension VirtualClock: SessionClock {
+    /// Moves time to `deadline` or to the first waiter's instant before it, whichever is first, and returns once
+    /// every participant waits again: a source's read that falls due ends the play loop's wait at its own instant,
+    /// as an arrival does in real time, instead of being stamped with the end of a long wait.
+    public func sleepForTurn(until deadline: Instant) async throws {
+        try Task.checkCancellation()
+        await settle()
+        let first = lock.withLock { waiters.map(\.deadline).min() }
+        advance(to: first.map { min($0, deadline) } ?? deadline)
+        await settle()
+    }
+}
