@@ -35,12 +35,16 @@ public final class StreamMetrics: Sendable {
     private let framesShown: Counter
     private let framesDropped: Counter
     private let lastEventAge: Gauge
+    /// Every stream's start-up times, in one histogram each for the whole monitor (a thousand streams' buckets were
+    /// half the page); each stream's last start is a gauge (``Books/lastStart``).
     private let firstFrame: ValueHistogram
     private let connect: ValueHistogram
     private let reconnects: [String: Counter]
 
     private struct Books {
         var events: [Int: Counter] = [:]
+        /// The last session's start-up times, registered with the first: no stream shows a start it never made.
+        var lastStart: [MetricName: Gauge] = [:]
         var info: (key: [String], gauge: Gauge)?
         /// The current session's totals so far, to turn into increments.
         var session = SessionTotals()
@@ -79,8 +83,8 @@ public final class StreamMetrics: Sendable {
         framesShown = registry.counter(.framesShown, labels)
         framesDropped = registry.counter(.framesDropped, labels)
         lastEventAge = registry.gauge(.lastEventAge, labels)
-        firstFrame = registry.histogram(.firstFrame, labels, buckets: Self.startupBuckets)
-        connect = registry.histogram(.connect, labels, buckets: Self.startupBuckets)
+        firstFrame = registry.histogram(.firstFrame, [], buckets: Self.startupBuckets)
+        connect = registry.histogram(.connect, [], buckets: Self.startupBuckets)
         // Every reason at 0 from the start: `increase()` over a series that appears with its first reconnect
         // misses that reconnect, and a dashboard's `sum by (reason)` would show nothing rather than 0.
         reconnects = Dictionary(uniqueKeysWithValues: Self.reconnectReasons.map { reason in
@@ -133,8 +137,14 @@ public final class StreamMetrics: Sendable {
             guard first else { return }
             let shown = milliseconds(event.parameters["startup_first_shown_ms"])
                 ?? milliseconds(event.parameters["startup_first_keyframe_ms"])
-            if let shown { firstFrame.record(Double(shown) / 1000) }
-            if let connected = milliseconds(event.parameters["startup_connected_ms"]) { connect.record(Double(connected) / 1000) }
+            if let shown {
+                firstFrame.record(Double(shown) / 1000)
+                setLast(.lastFirstFrame, to: Double(shown) / 1000)
+            }
+            if let connected = milliseconds(event.parameters["startup_connected_ms"]) {
+                connect.record(Double(connected) / 1000)
+                setLast(.lastConnect, to: Double(connected) / 1000)
+            }
         default:
             break
         }
@@ -217,7 +227,7 @@ public final class StreamMetrics: Sendable {
     public func unregister() {
         books.withLock { books in
             books.retired = true
-            for gauge in [up, latency, buffered, rate, lastEventAge] + Array(states.values)
+            for gauge in [up, latency, buffered, rate, lastEventAge] + Array(states.values) + Array(books.lastStart.values)
                 + [books.info?.gauge].compactMap({ $0 })
             {
                 registry.unregisterGauge(gauge)
@@ -227,9 +237,18 @@ public final class StreamMetrics: Sendable {
             {
                 registry.unregisterCounter(counter)
             }
-            registry.unregisterValueHistogram(firstFrame)
-            registry.unregisterValueHistogram(connect)
         }
+    }
+
+    private func setLast(_ name: MetricName, to seconds: Double) {
+        let gauge = books.withLock { books -> Gauge? in
+            if let gauge = books.lastStart[name] { return gauge }
+            guard !books.retired else { return nil }
+            let gauge = registry.gauge(name, labels)
+            books.lastStart[name] = gauge
+            return gauge
+        }
+        gauge?.set(to: seconds)
     }
 
     private func milliseconds(_ value: PlayEventValue?) -> Int64? {
@@ -245,7 +264,7 @@ public final class StreamMetrics: Sendable {
 /// counters), with its HELP text.
 enum MetricName: String {
     case up, state, latency, buffered, rate, stalls, stallSeconds, receivedBytes, framesShown, framesDropped
-    case lastEventAge, firstFrame, connect, reconnects, events, info, monitorStreams, probeSuccess, probeDuration
+    case lastEventAge, firstFrame, connect, lastFirstFrame, lastConnect, reconnects, events, info, monitorStreams, probeSuccess, probeDuration
 
     var descriptor: MetricNameDescriptor {
         let (name, unit, help): (String, String, String) =
@@ -263,6 +282,8 @@ enum MetricName: String {
             case .lastEventAge: ("last_event_age", "seconds", "Time since the stream's player last reported an event.")
             case .firstFrame: ("first_frame", "seconds", "From starting a session to its first picture (probe: keyframe).")
             case .connect: ("connect", "seconds", "From starting a session to connected.")
+            case .lastFirstFrame: ("last_first_frame", "seconds", "The stream's last session: its start to its first picture.")
+            case .lastConnect: ("last_connect", "seconds", "The stream's last session: its start to connected.")
             case .reconnects: ("reconnects", "total", "Reconnects, by reason.")
             case .events: ("events", "total", "Player events, by TXLivePlayer / liveplay code.")
             case .info: ("stream_info", "", "The stream's protocol, codecs and picture size, as labels; always 1.")

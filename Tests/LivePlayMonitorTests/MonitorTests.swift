@@ -47,6 +47,32 @@ import Testing
         }
     }
 
+    /// Start-up times go to one histogram for the whole monitor (a thousand streams' buckets were half the page),
+    /// and each stream's last start to its own gauges, which appear with its first start.
+    @Test func startUpTimesAreOneHistogramForAllStreamsAndAGaugePerStream() {
+        let registry = PrometheusCollectorRegistry()
+        let streams = ["news", "sport"].map { StreamMetrics(id: $0, registry: registry) }
+        #expect(!registry.emitToString().contains("liveplay_last_first_frame_seconds{"), "no start made yet")
+        for (stream, milliseconds) in zip(streams, [40, 900]) {
+            stream.record(
+                PlayEvent(
+                    .playBegin, "playing", elapsedMilliseconds: 1000,
+                    parameters: ["startup_first_shown_ms": .int(Int64(milliseconds)), "startup_connected_ms": .int(5)]))
+        }
+        let page = registry.emitToString()
+        #expect(Self.value(page, #"liveplay_first_frame_seconds_count"#) == 2, "\(page)")
+        #expect(Self.value(page, #"liveplay_first_frame_seconds_bucket{le="0.05"}"#) == 1)
+        #expect(Self.value(page, #"liveplay_connect_seconds_count"#) == 2)
+        #expect(!page.contains(#"liveplay_first_frame_seconds_bucket{stream="#), "no per-stream buckets")
+        #expect(Self.value(page, #"liveplay_last_first_frame_seconds{stream="news"}"#) == 0.04)
+        #expect(Self.value(page, #"liveplay_last_first_frame_seconds{stream="sport"}"#) == 0.9)
+        #expect(Self.value(page, #"liveplay_last_connect_seconds{stream="sport"}"#) == 0.005)
+        streams[0].unregister()
+        let after = registry.emitToString()
+        #expect(Self.value(after, #"liveplay_last_first_frame_seconds{stream="news"}"#) == nil)
+        #expect(Self.value(after, #"liveplay_first_frame_seconds_count"#) == 2, "the fleet's histogram stays")
+    }
+
     /// An audio-only stream has no picture: its info series leaves the video labels out rather than saying
     /// `video_codec=""`, `width="0"`.
     @Test func anAudioOnlyStreamsInfoLeavesOutWhatItDoesNotHave() async throws {
