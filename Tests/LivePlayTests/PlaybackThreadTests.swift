@@ -128,6 +128,34 @@ import Testing
         for (milliseconds, _, after) in all { #expect(after >= .milliseconds(milliseconds)) }
     }
 
+    /// A cancelled timer does not wake the thread: the play loop cancels its turn's deadline whenever a read comes
+    /// first, and each such deadline once woke the thread for nothing.
+    @Test func cancelledTimersDoNotWakeTheThread() async throws {
+        let thread = PlaybackThread(name: "lp-test-idle")
+        defer { thread.stop() }
+        await withTaskExecutorPreference(thread) { await Task.yield() }
+        let task = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").first { tid in
+                (try? String(contentsOfFile: "/proc/self/task/\(tid)/comm", encoding: .utf8)) == "lp-test-idle\n"
+            })
+        let switches = { () -> Int? in
+            let status = try? String(contentsOfFile: "/proc/self/task/\(task)/status", encoding: .utf8)
+            let line = status?.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") }
+            return line.flatMap { Int($0.split(separator: "\t").last ?? "") }
+        }
+        let start = ContinuousClock.now
+        // A live timer far off keeps the thread waiting on a deadline, as a playing session's does.
+        let live = thread.schedule(at: start + .seconds(5)) {}
+        defer { thread.cancelTimer(live) }
+        let cancelled = (1...10).map { index in thread.schedule(at: start + .milliseconds(10 * index)) {} }
+        for token in cancelled { thread.cancelTimer(token) }
+        let before = try #require(switches())
+        // A window in which nothing may happen: the cancelled timers were due within its first 100 ms.
+        try? await Task.sleep(for: .milliseconds(150))
+        let after = try #require(switches())
+        #expect(after - before <= 2, "woken \(after - before) times for 10 cancelled timers")
+    }
+
     /// Sessions given one group share its threads in turn; the group's threads are its own, not the per-session
     /// pool's.
     @Test func aGroupHandsOutItsThreadsInTurn() {
