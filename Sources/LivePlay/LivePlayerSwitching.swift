@@ -5,7 +5,7 @@ import LivePlayCore
 /// or to another rendition of the same content at a keyframe both share (``LivePlayer/switchStream(to:)``).
 extension LivePlayer {
     /// Switches to `url` (TUIPlayerShortVideo's swipe): the playback running stops showing at once, and when `pool`
-    /// has `url` preloaded its poster reaches the sink on its session's next turn (within a tick) and playback
+    /// has `url` preloaded its poster reaches the sink on its session's next turn (the switch wakes it) and playback
     /// goes on from there; otherwise `url` starts cold. The first picture is reported as `LIVEPLAY_EVT_SWITCHED`
     /// (9012) with the time since this call. The stream taken leaves the pool.
     ///

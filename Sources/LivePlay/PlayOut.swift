@@ -51,6 +51,8 @@ final class PlayOut {
     var requests = PlaybackRequests()
     /// What this turn makes known to the control's owner: published at its end (``publish(ended:)``).
     private var published = PublishedPlayback()
+    /// `LIVEPLAY_EVT_AUDIO_VOLUME` once an interval: the peak of the sound handed to the sink since the last one.
+    private var volume = VolumeEvaluation()
 
     init(
         configuration: LivePlayConfiguration, presenter: Presenter, control: PlaybackControl, reporter: SessionReporter
@@ -179,8 +181,8 @@ final class PlayOut {
     func applyControl() {
         let settings = requests.settings
         presenter.volume = settings.gain
-        volumeEvaluation = settings.volumeEvaluation
-        presenter.measuresLevel = volumeEvaluation != nil
+        volume.interval = settings.volumeEvaluation
+        presenter.measuresLevel = volume.interval != nil
         presenter.renderMode = settings.renderMode
         presenter.rotation = settings.rotation
         if let change = requests.take(\.videoSink) { presenter.videoSink = change.sink }
@@ -304,7 +306,7 @@ final class PlayOut {
             videoDrained = true
             take(decoding.flushVideo())
         }
-        evaluateVolume(at: now)
+        if volume.isDue(at: now) { reporter.report(Reports.audioVolume(peak: presenter.takeAudioPeak())) }
         if let drain {
             // The engine ran dry at the end: the last pictures (reordered past the last decode time) and
             // sound are shown at their times, then playback ends.
@@ -331,12 +333,9 @@ final class PlayOut {
         }
         // Packets need no turn of their own: each turn releases the look-ahead's worth (150 ms) for decoding, and
         // the pictures of the turns before fall due well inside it.
-        var next = presenter.timeToNextDue(at: position, rate: engine.rate)
-        if let interval = volumeEvaluation, let since = volumeReportedAt {
-            let level = max(.zero, since + interval - now)
-            next = min(next ?? level, level)
-        }
-        return next
+        let next = presenter.timeToNextDue(at: position, rate: engine.rate)
+        guard let level = volume.timeToNext(at: now) else { return next }
+        return min(next ?? level, level)
     }
 
     /// Why a stream the engine plays is not playing yet (``NetStatus/reason``).
@@ -378,23 +377,6 @@ final class PlayOut {
     }
 
     /// Hands the sinks what is due; the first picture is shown as soon as it is decoded.
-    /// How often the level of the sound played is reported (`enableAudioVolumeEvaluation`), and when it last was.
-    private var volumeEvaluation: Duration?
-    private var volumeReportedAt: Duration?
-
-    /// `LIVEPLAY_EVT_AUDIO_VOLUME` once an interval: the peak of the sound handed to the sink since the last one.
-    private func evaluateVolume(at now: Duration) {
-        guard let interval = volumeEvaluation else {
-            volumeReportedAt = nil
-            return
-        }
-        let since = volumeReportedAt ?? now
-        volumeReportedAt = since
-        guard now - since >= interval else { return }
-        volumeReportedAt = now
-        reporter.report(Reports.audioVolume(peak: presenter.takeAudioPeak()))
-    }
-
     private func present() {
         guard let position = engine.position else { return }
         // The first picture shows as soon as it is decoded, also when playback begins at once (a preloaded stream

@@ -5,15 +5,16 @@ public import LivePlayBuffering
 public import LivePlayDecode
 
 /// Changes a playing session from any task or thread: each call is one ``PlaybackCommand`` put in the session's
-/// mailbox, which the play loop empties at the start of its next turn (within one tick; a switch wakes it at once)
-/// and applies in order, reporting what it did (a latency change as `LIVEPLAY_EVT_LATENCY_CHANGED`, 9004).
+/// mailbox, which wakes the play loop (its turns follow the media, up to 100 ms apart: too late for a pause); the loop
+/// empties it at the start of that turn and applies the commands in order, reporting what it did (a latency change
+/// as `LIVEPLAY_EVT_LATENCY_CHANGED`, 9004).
 ///
 /// What the loop makes known the other way (the live edge, what a preloading session holds, the last picture) is in
 /// ``published``, written only by the loop.
 public final class PlaybackControl: Sendable {
     private struct Mailbox {
         var commands: [PlaybackCommand] = []
-        /// Wakes the play loop from its wait for the transport or the next tick.
+        /// Wakes the play loop from its wait for the transport or the next thing due.
         var waker: (@Sendable () -> Void)?
         /// The budget the owner gave a preloading session last (nil once switched to): the owner's record.
         var standby: PreloadBudget?
@@ -39,11 +40,11 @@ public final class PlaybackControl: Sendable {
         mailbox = Mutex(Mailbox(commands: [.standbyBudget(budget)], standby: budget))
     }
 
-    /// Puts `command` in the mailbox; `wakes`: the loop takes it now rather than at its next tick.
-    private func send(_ command: PlaybackCommand, wakes: Bool = false) {
+    /// Puts `command` in the mailbox and wakes the loop: it takes it now, not when its media next falls due.
+    private func send(_ command: PlaybackCommand) {
         let waker = mailbox.withLock {
             $0.commands.append(command)
-            return wakes ? $0.waker : nil
+            return $0.waker
         }
         waker?()
     }
@@ -168,8 +169,8 @@ public final class PlaybackControl: Sendable {
     /// sink after it is reported (`LIVEPLAY_EVT_SWITCHED`) with the time since.
     func switchedTo(at instant: ContinuousClock.Instant, preloaded: Bool, rendition: Bool = false) {
         mailbox.withLock { $0.standby = nil }
-        // The poster is waiting: the loop shows it now rather than at its next tick.
-        send(.switched(SwitchRequest(at: instant, preloaded: preloaded, rendition: rendition)), wakes: true)
+        // The poster is waiting: the loop shows it on the turn this wakes.
+        send(.switched(SwitchRequest(at: instant, preloaded: preloaded, rendition: rendition)))
     }
 
     /// The last picture shown, shared with libavcodec's buffers (no copy): TXLivePlayer's `snapshot`.

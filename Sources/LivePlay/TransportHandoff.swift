@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// A bounded queue between the transport task and the play loop: the sender waits when it is full (bytes
-/// keep their backpressure, nothing is dropped), and the play loop waits for an item *or* its next tick.
+/// keep their backpressure, nothing is dropped), and the play loop waits for an item *or* the next thing due.
 ///
 final class TransportHandoff<Element: Sendable>: Sendable {
     private struct Queue {
@@ -128,7 +128,7 @@ final class TransportHandoff<Element: Sendable>: Sendable {
         if let token { timer.cancelTimer(token) }
     }
 
-    /// Wakes the receiver waiting now, if any, as an item would (a control request that should not wait a tick).
+    /// Wakes the receiver waiting now, if any, as an item would (a control request, which should not wait for the media).
     func wake() {
         ringDoorbell()
     }

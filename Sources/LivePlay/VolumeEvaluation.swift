@@ -1,0 +1,25 @@
+/// When the level of the sound played is reported (`enableAudioVolumeEvaluation`, `LIVEPLAY_EVT_AUDIO_VOLUME`):
+/// once an interval from when it was asked for, on the session clock.
+struct VolumeEvaluation {
+    /// How often; `nil`: not reported.
+    var interval: Duration? {
+        didSet { if interval == nil { reportedAt = nil } }
+    }
+    private var reportedAt: Duration?
+
+    /// Whether the level is due `now`; if so, the next one counts from `now`.
+    mutating func isDue(at now: Duration) -> Bool {
+        guard let interval else { return false }
+        let since = reportedAt ?? now
+        reportedAt = since
+        guard now - since >= interval else { return false }
+        reportedAt = now
+        return true
+    }
+
+    /// How long from `now` until the next report, for the play loop's wait; `nil` when none is coming.
+    func timeToNext(at now: Duration) -> Duration? {
+        guard let interval, let reportedAt else { return nil }
+        return max(.zero, reportedAt + interval - now)
+    }
+}
