@@ -166,7 +166,11 @@ public final class LiveSession<C: SessionClock> {
     /// One turn: control, what the transport delivered, the play-out stage, the reports that are due; then
     /// wait for the transport, a command, or the next thing due (``turnWait``).
     private func playLoop(_ handoff: TransportHandoff<SupervisorEvent>) async -> LoopExit {
-        let (sleep, timer) = (sleepForTurn, realTimeThread)
+        // On a clock with a time of its own the wait ends sooner where the clock knows input falls due.
+        let sleep: @Sendable (Duration) async throws -> Void = { [clock] in
+            try await clock.sleepForTurn(until: clock.now.advanced(by: $0))
+        }
+        let timer = realTimeThread
         while true {
             if Task.isCancelled { return .finished(.stopped) }
             turns += 1
@@ -212,16 +216,6 @@ public final class LiveSession<C: SessionClock> {
         return max(.milliseconds(1), due - now)
     }
 
-    private func finished(_ ending: PlayOut.Ending) -> LoopExit {
-        if case .ended = ending, playOut.onDemand, let target = intake.admission.unreachedSeek {
-            // Read to the end without reaching the seek's target (`--start` past the end): nothing was played.
-            let length = intake.mediaDuration ?? intake.mediaSeconds(at: intake.admission.newestReceived)
-            reporter.report(Reports.seekPastTheEnd(target: intake.mediaSeconds(at: target), length: length))
-            return .finished(.ended)
-        }
-        return .finished(reporter.ended(ending, onDemandPosition: playOut.onDemand ? progressPosition : nil))
-    }
-
     /// Waits on the session's clock: timed by the session's thread when the clock runs in real time
     /// (``SessionClock``), slept on otherwise.
     private var sleep: @Sendable (Duration) async throws -> Void {
@@ -235,11 +229,6 @@ public final class LiveSession<C: SessionClock> {
         }
     }
 
-    /// The loop's wait on a clock with a time of its own: ends sooner where the clock knows input falls due.
-    private var sleepForTurn: @Sendable (Duration) async throws -> Void {
-        { [clock] duration in try await clock.sleepForTurn(until: clock.now.advanced(by: duration)) }
-    }
-
     /// The session's thread while it runs, when its clock runs in real time: it times ticks and transport deadlines.
     private var realTimeThread: PlaybackThread? {
         clock.realInstant(clock.now) == nil ? nil : thread
@@ -250,17 +239,4 @@ public final class LiveSession<C: SessionClock> {
     public func endToEndLatency(_ position: MediaTimestamp) -> Int64? {
         intake.endToEndLatency(at: position, wallClockMs: wallClock())
     }
-}
-
-/// Runs a session of `url` to its end on `clock`, for a caller that holds its clock as `any SessionClock` (a
-/// player's or a pool's injected clock): a session is generic over its clock, and the clock is opened here.
-func runSession(
-    on clock: some SessionClock, url: String, configuration: LivePlayConfiguration, logger: Logger,
-    videoSink: (any VideoSink)? = nil, audioSink: (any AudioSink)? = nil, control: PlaybackControl,
-    arrivalTap: (any ArrivalTap)? = nil, onEvent: @escaping (PlayEvent) -> Void, onStatus: @escaping (NetStatus) -> Void
-) async -> PlaybackOutcome {
-    let session = LiveSession(
-        url: url, configuration: configuration, clock: clock, logger: logger, videoSink: videoSink,
-        audioSink: audioSink, control: control, arrivalTap: arrivalTap)
-    return await session.run(onEvent: onEvent, onStatus: onStatus)
 }

@@ -1,3 +1,5 @@
+import Logging
+
 /// A clock a ``LiveSession`` runs on, and what it says about waiting on it. A play loop waits between its turns,
 /// dozens of times a second; on the real clock its ``PlaybackThread`` times those waits itself (no libdispatch timer, no hop through the
 /// cooperative pool), and any other clock (a test's virtual one) is slept on. The clock says which it is, by its
@@ -22,4 +24,17 @@ extension SessionClock {
 
 extension ContinuousClock: SessionClock {
     public func realInstant(_ instant: Instant) -> ContinuousClock.Instant? { instant }
+}
+
+/// Runs a session of `url` to its end on `clock`, for a caller that holds its clock as `any SessionClock` (a
+/// player's or a pool's injected clock): a session is generic over its clock, and the clock is opened here.
+func runSession(
+    on clock: some SessionClock, url: String, configuration: LivePlayConfiguration, logger: Logger,
+    videoSink: (any VideoSink)? = nil, audioSink: (any AudioSink)? = nil, control: PlaybackControl,
+    arrivalTap: (any ArrivalTap)? = nil, onEvent: @escaping (PlayEvent) -> Void, onStatus: @escaping (NetStatus) -> Void
+) async -> PlaybackOutcome {
+    let session = LiveSession(
+        url: url, configuration: configuration, clock: clock, logger: logger, videoSink: videoSink,
+        audioSink: audioSink, control: control, arrivalTap: arrivalTap)
+    return await session.run(onEvent: onEvent, onStatus: onStatus)
 }

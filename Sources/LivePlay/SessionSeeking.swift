@@ -1,6 +1,6 @@
 import LivePlayCore
 
-/// Media on demand: seeking, and the position from the start of the media.
+/// Media on demand: seeking, the position from the start of the media, and a seek past its end.
 extension LiveSession {
     /// The position in seconds: from the start of the media on demand, on the session's timeline live.
     var progressPosition: Double {
@@ -32,5 +32,16 @@ extension LiveSession {
         playOut.readAgain()
         intake.readAgain()
         return .readFrom(offset)
+    }
+
+    /// How the loop ends on `ending`: on demand, a seek past the end played nothing.
+    func finished(_ ending: PlayOut.Ending) -> LoopExit {
+        if case .ended = ending, playOut.onDemand, let target = intake.admission.unreachedSeek {
+            // Read to the end without reaching the seek's target (`--start` past the end): nothing was played.
+            let length = intake.mediaDuration ?? intake.mediaSeconds(at: intake.admission.newestReceived)
+            reporter.report(Reports.seekPastTheEnd(target: intake.mediaSeconds(at: target), length: length))
+            return .finished(.ended)
+        }
+        return .finished(reporter.ended(ending, onDemandPosition: playOut.onDemand ? progressPosition : nil))
     }
 }
