@@ -204,10 +204,10 @@ final class Presenter {
         }
         // Input is handed early by what the stretcher holds back, so its output comes out on time.
         let lead = stretcher?.latency ?? .zero
-        let due = audio.takeDue(at: position + lead.milliseconds, lateBy: Self.audioTolerance) { frame in
-            .seconds(frame.sampleCount) / max(1, frame.sampleRate)
-        }
-        for (frame, pts) in due { play(frame, pts: pts, rate: rate, to: sink) }
+        audio.takeDue(
+            at: position + lead.milliseconds, lateBy: Self.audioTolerance,
+            duration: { .seconds($0.sampleCount) / max(1, $0.sampleRate) },
+            { frame, pts in play(frame, pts: pts, rate: rate, to: sink) })
     }
 
     /// Keeps a real-time sink ``audioLead`` ahead; blocks the clock has already passed are dropped.

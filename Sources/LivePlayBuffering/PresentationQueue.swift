@@ -10,11 +10,16 @@ private import DequeModule
 /// the picture. Generic over the frame so it holds libavcodec frames without knowing them.
 ///
 /// A frame leaves the queue, and its memory (a decoder's picture buffer) goes back, the moment it is taken or
-/// dropped: the queue never holds more than ``capacity`` frames.
+/// dropped: the queue never holds more than ``capacity`` frames. Times and frames are kept apart: the times are
+/// read on every turn, in code specialised for them, while the frames, of a type only the caller knows, are touched
+/// only as they come and go (reading a generic element in place costs an allocation per read where the caller's
+/// type is not known, some 370 a second at 720p30).
 public struct PresentationQueue<Frame: Sendable>: Sendable {
     /// Frames held at most; past it the oldest is dropped (the decoder outran the clock).
     public let capacity: Int
-    private var entries: Deque<(pts: MediaTimestamp, frame: Frame)> = []
+    /// Presentation times, in order; `frames` holds the frame of each, at the same index.
+    private var times: Deque<MediaTimestamp> = []
+    private var frames: Deque<Frame> = []
     /// Frames dropped so far: late, over capacity, superseded, or cleared.
     public private(set) var droppedFrames = 0
     /// Frames dropped since the last one returned by ``nextDue(at:lateBy:)``: stale or superseded.
@@ -25,30 +30,30 @@ public struct PresentationQueue<Frame: Sendable>: Sendable {
         self.capacity = capacity
     }
 
-    public var count: Int { entries.count }
-    public var isEmpty: Bool { entries.isEmpty }
+    public var count: Int { times.count }
+    public var isEmpty: Bool { times.isEmpty }
     /// Presentation time of the next frame.
-    public var nextPTS: MediaTimestamp? { entries.first?.pts }
+    public var nextPTS: MediaTimestamp? { times.first }
 
     /// Adds a frame in presentation order (decoders emit in order; a stray one is placed where it belongs).
     public mutating func insert(_ frame: Frame, pts: MediaTimestamp) {
-        if entries.count >= capacity {
-            entries.removeFirst()
+        if times.count >= capacity {
+            removeFirst(1)
             droppedFrames += 1
         }
-        var index = entries.endIndex
-        while index > entries.startIndex, entries[index - 1].pts > pts { index -= 1 }
-        entries.insert((pts, frame), at: index)
+        var index = times.endIndex
+        while index > times.startIndex, times[index - 1] > pts { index -= 1 }
+        times.insert(pts, at: index)
+        frames.insert(frame, at: index)
     }
 
     /// Drops the due frames older than the newest due one at `position`: ``nextDue(at:lateBy:)`` would skip them
     /// anyway, and a burst decoded at once (a GOP cache at the start, a catch-up) then holds one picture, not a
     /// queue of them. Counted in the `skipped` of the next frame returned.
     public mutating func dropSuperseded(at position: MediaTimestamp) {
-        var due = 0
-        while due < entries.count, entries[due].pts <= position { due += 1 }
+        let due = dueCount(at: position)
         guard due > 1 else { return }
-        entries.removeFirst(due - 1)
+        removeFirst(due - 1)
         droppedFrames += due - 1
         skippedSinceShown += due - 1
     }
@@ -61,46 +66,61 @@ public struct PresentationQueue<Frame: Sendable>: Sendable {
     public mutating func nextDue(
         at position: MediaTimestamp, lateBy tolerance: Duration? = nil
     ) -> (frame: Frame, pts: MediaTimestamp, skipped: Int)? {
-        var due = 0
-        while due < entries.count, entries[due].pts <= position { due += 1 }
+        let due = dueCount(at: position)
         guard due > 0 else { return nil }
         let skipped = due - 1 + skippedSinceShown
         droppedFrames += due - 1
-        entries.removeFirst(due - 1)
-        let entry = entries.removeFirst()
-        if let tolerance, position - entry.pts > tolerance {
+        removeFirst(due - 1)
+        let (pts, frame) = (times.removeFirst(), frames.removeFirst())
+        if let tolerance, position - pts > tolerance {
             droppedFrames += 1
             skippedSinceShown = skipped + 1
             return nil
         }
         skippedSinceShown = 0
-        return (entry.frame, entry.pts, skipped)
+        return (frame, pts, skipped)
     }
 
-    /// Every frame due at `position`, in order; frames ending more than `lateBy` before it are dropped.
+    /// Hands every frame due at `position` to `body`, in order, as it leaves the queue; frames ending more than
+    /// `lateBy` before it are dropped.
     public mutating func takeDue(
-        at position: MediaTimestamp, lateBy tolerance: Duration, duration: (Frame) -> Duration
-    ) -> [(frame: Frame, pts: MediaTimestamp)] {
-        var due: [(frame: Frame, pts: MediaTimestamp)] = []
-        while let entry = entries.first, entry.pts <= position {
-            entries.removeFirst()
-            if position - entry.pts > duration(entry.frame) + tolerance {
+        at position: MediaTimestamp, lateBy tolerance: Duration, duration: (Frame) -> Duration,
+        _ body: (Frame, MediaTimestamp) -> Void
+    ) {
+        while let pts = times.first, pts <= position {
+            times.removeFirst()
+            let frame = frames.removeFirst()
+            if position - pts > duration(frame) + tolerance {
                 droppedFrames += 1
             } else {
-                due.append((entry.frame, entry.pts))
+                body(frame, pts)
             }
         }
-        return due
     }
 
     /// Removes the next frame whatever its time (a real-time audio sink asks for more).
     public mutating func removeFirst() -> (frame: Frame, pts: MediaTimestamp)? {
-        entries.popFirst().map { ($0.frame, $0.pts) }
+        guard let pts = times.popFirst() else { return nil }
+        return (frames.removeFirst(), pts)
     }
 
     /// Drops everything (a new connection's decoder, a stop).
     public mutating func removeAll() {
-        droppedFrames += entries.count
-        entries.removeAll(keepingCapacity: true)
+        droppedFrames += times.count
+        times.removeAll(keepingCapacity: true)
+        frames.removeAll(keepingCapacity: true)
+    }
+
+    /// How many frames are due at `position`.
+    private func dueCount(at position: MediaTimestamp) -> Int {
+        var due = 0
+        while due < times.count, times[due] <= position { due += 1 }
+        return due
+    }
+
+    /// Drops the first `count` frames, which the caller has counted.
+    private mutating func removeFirst(_ count: Int) {
+        times.removeFirst(count)
+        frames.removeFirst(count)
     }
 }

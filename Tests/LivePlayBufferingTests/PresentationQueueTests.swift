@@ -49,11 +49,15 @@ import Synchronization
         var queue = PresentationQueue<Int64>(capacity: 64)
         for index: Int64 in 0..<10 { queue.insert(index * 20, pts: Self.ms(index * 20)) }
         let blockLength = { (_: Int64) in Duration.milliseconds(20) }
-        let due = queue.takeDue(at: Self.ms(45), lateBy: .milliseconds(40), duration: blockLength)
-        #expect(due.map(\.frame) == [0, 20, 40], "all due blocks, in order")
+        var due: [Int64] = []
+        queue.takeDue(at: Self.ms(45), lateBy: .milliseconds(40), duration: blockLength) { frame, _ in due.append(frame) }
+        #expect(due == [0, 20, 40], "all due blocks, in order")
         // The clock jumped (a skip): blocks ending more than 40 ms behind it are dropped, not played late.
-        let afterSkip = queue.takeDue(at: Self.ms(150), lateBy: .milliseconds(40), duration: blockLength)
-        #expect(afterSkip.map(\.frame) == [100, 120, 140])
+        var afterSkip: [Int64] = []
+        queue.takeDue(at: Self.ms(150), lateBy: .milliseconds(40), duration: blockLength) { frame, _ in
+            afterSkip.append(frame)
+        }
+        #expect(afterSkip == [100, 120, 140])
         #expect(queue.droppedFrames == 2)
         #expect(queue.removeFirst()?.frame == 160)
     }
