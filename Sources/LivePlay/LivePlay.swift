@@ -35,7 +35,9 @@
 //    child tasks of its `run`, on its ``PlaybackThread`` by executor preference; a thread hands a value to a task
 //    only by resuming a continuation under the `Mutex` of the type that owns the hand-off (``TransportHandoff``,
 //    `HTTPBodyReceiver`, `ByteHandoff`, `Latch` and the `StopRequest` made of it), or through an `AsyncStream`
-//    (``LivePlayer/updates()``, the jobs of a player's run).
+//    (``LivePlayer/updates()``, the jobs of a player's run). The waits a playback makes on every turn and read
+//    (``TransportHandoff``, `HTTPBodyReceiver`, `ByteHandoff`, ``PlaybackThread``'s sleep) use unsafe
+//    continuations, which allocate nothing; each is resumed by whoever takes it from under that `Mutex`, once.
 // 4. **SwiftNIO's event loops** for sockets: HTTP(S)-FLV and downloads (AsyncHTTPClient), the monitor's metrics
 //    server.
 //

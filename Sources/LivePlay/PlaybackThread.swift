@@ -29,7 +29,7 @@ final class PlaybackThread: TaskExecutor, DeadlineTimer, @unchecked Sendable {
 
     /// What a timer does when it is due: resume a sleeping task, or call back on this thread.
     private enum Waiter {
-        case sleeper(CheckedContinuation<Void, any Error>)
+        case sleeper(UnsafeContinuation<Void, any Error>)
         case action(@Sendable () -> Void)
     }
 
@@ -77,7 +77,7 @@ final class PlaybackThread: TaskExecutor, DeadlineTimer, @unchecked Sendable {
             return nextTimer
         }
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
                 // Checked under the lock the cancellation handler also takes, so a cancellation that arrives
                 // before the timer is registered cannot be missed.
                 let cancelled = condition.withLock {

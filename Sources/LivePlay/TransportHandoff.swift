@@ -4,11 +4,14 @@ import Synchronization
 /// A bounded queue between the transport task and the play loop: the sender waits when it is full (bytes
 /// keep their backpressure, nothing is dropped), and the play loop waits for an item *or* the next thing due.
 ///
+/// Its waits use unsafe continuations, as the session's thread and the HTTP and RTMP hand-offs do: a checked one
+/// allocates on every wait, and the loop waits dozens of times a second. Each is resumed exactly once: whoever
+/// takes it from under the `Mutex` (the doorbell, a sender's slot) resumes it.
 final class TransportHandoff<Element: Sendable>: Sendable {
     private struct Queue {
         var items: [Element] = []
-        var senders: [CheckedContinuation<Void, Never>] = []
-        var doorbell: CheckedContinuation<Void, Never>?
+        var senders: [UnsafeContinuation<Void, Never>] = []
+        var doorbell: UnsafeContinuation<Void, Never>?
         var closed = false
     }
 
@@ -22,7 +25,7 @@ final class TransportHandoff<Element: Sendable>: Sendable {
     /// Queues `item`, waiting while the queue is full; returns `false` once closed.
     func send(_ item: Element) async -> Bool {
         while true {
-            let ring: CheckedContinuation<Void, Never>?
+            let ring: UnsafeContinuation<Void, Never>?
             let accepted: Bool? = queue.withLock { [capacity] queue in
                 if queue.closed { return false }
                 guard queue.items.count < capacity else { return nil }
@@ -41,7 +44,7 @@ final class TransportHandoff<Element: Sendable>: Sendable {
             }
             if Task.isCancelled { return false }
             await withTaskCancellationHandler {
-                await withCheckedContinuation { continuation in
+                await withUnsafeContinuation { continuation in
                     // Checked under the lock the cancellation handler also takes, so a cancellation that
                     // arrives before this continuation is registered cannot be missed.
                     let resumeNow = queue.withLock { [capacity] queue in
@@ -72,7 +75,7 @@ final class TransportHandoff<Element: Sendable>: Sendable {
 
     /// The oldest item queued, if any: for a receiver that takes only what it has room for.
     func takeFirst() -> Element? {
-        let (taken, waiting): (Element?, [CheckedContinuation<Void, Never>]) = queue.withLock { queue in
+        let (taken, waiting): (Element?, [UnsafeContinuation<Void, Never>]) = queue.withLock { queue in
             guard !queue.items.isEmpty else { return (nil, []) }
             defer { queue.senders.removeAll() }
             return (queue.items.removeFirst(), queue.senders)
@@ -87,7 +90,7 @@ final class TransportHandoff<Element: Sendable>: Sendable {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 await withTaskCancellationHandler {
-                    await withCheckedContinuation { continuation in
+                    await withUnsafeContinuation { continuation in
                         let resumeNow = self.queue.withLock {
                             if !$0.items.isEmpty || $0.closed || Task.isCancelled { return true }
                             $0.doorbell = continuation
@@ -111,14 +114,14 @@ final class TransportHandoff<Element: Sendable>: Sendable {
         guard queue.withLock({ $0.items.isEmpty && !$0.closed }) else { return }
         var token: UInt64?
         await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+            await withUnsafeContinuation { continuation in
                 let resumeNow = queue.withLock {
                     if !$0.items.isEmpty || $0.closed || Task.isCancelled { return true }
                     $0.doorbell = continuation
                     return false
                 }
                 if resumeNow { return continuation.resume() }
-                token = timer.schedule(at: deadline) { [weak self] in self?.ringDoorbell() }
+                token = timer.schedule(at: deadline) { self.ringDoorbell() }
             }
         } onCancel: {
             self.ringDoorbell()

@@ -37,7 +37,7 @@ final class HTTPBodyReceiver: HTTPClientResponseDelegate, Sendable {
         var bufferedBytes = 0
         var ended = false
         var failure: (any Error)?
-        var waiter: CheckedContinuation<Arrival, Never>?
+        var waiter: UnsafeContinuation<Arrival, Never>?
         /// The event loop's next body part waits for this while ``limit`` bytes are buffered.
         var room: EventLoopPromise<Void>?
         /// The parts of the socket read being delivered have had their pause.
@@ -151,7 +151,7 @@ final class HTTPBodyReceiver: HTTPClientResponseDelegate, Sendable {
 
     /// A waiting reader and what it gets, to be resumed outside the lock.
     private struct Ready {
-        let waiter: CheckedContinuation<Arrival, Never>
+        let waiter: UnsafeContinuation<Arrival, Never>
         let arrival: Arrival
 
         func resume() {
@@ -170,7 +170,7 @@ final class HTTPBodyReceiver: HTTPClientResponseDelegate, Sendable {
         }
         var token: UInt64?
         let arrival = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Arrival, Never>) in
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Arrival, Never>) in
                 let now: Arrival? = body.withLock {
                     if let arrival = $0.take() { return arrival }
                     if Task.isCancelled { return .cancelled }
@@ -178,7 +178,7 @@ final class HTTPBodyReceiver: HTTPClientResponseDelegate, Sendable {
                     return nil
                 }
                 if let now { return continuation.resume(returning: now) }
-                token = timer.schedule(after: timeout) { [weak self] in self?.wake(with: .timedOut) }
+                token = timer.schedule(after: timeout) { self.wake(with: .timedOut) }
             }
         } onCancel: {
             wake(with: .cancelled)

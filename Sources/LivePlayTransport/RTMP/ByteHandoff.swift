@@ -28,7 +28,7 @@ final class ByteHandoff: @unchecked Sendable {
     private var queuedBytes = 0
     private var end: ConnectionEnd?
     private var isClosed = false
-    private var waiter: CheckedContinuation<Item, Never>?
+    private var waiter: UnsafeContinuation<Item, Never>?
 
     init(capacity: Int = 1 << 20) {
         self.capacity = capacity
@@ -89,7 +89,7 @@ final class ByteHandoff: @unchecked Sendable {
 
     /// Consumer: the next event, or the end once everything before it was taken.
     func receive() async -> Item {
-        await withCheckedContinuation { continuation in
+        await withUnsafeContinuation { continuation in
             condition.lock()
             if let item = takeLocked() {
                 condition.unlock()
