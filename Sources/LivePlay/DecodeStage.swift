@@ -35,6 +35,8 @@ final class DecodeStage {
     /// The last video packet of a lost connection: what the decoder holds back comes out before the first
     /// packet after it is decoded.
     private var videoBoundary: MediaTimestamp?
+    /// What the last ``decode(_:)`` did, kept for the next: decoding a packet allocates no array for it.
+    private var outputs: [Output] = []
 
     init(options: DecoderOptions) {
         self.options = options
@@ -90,7 +92,7 @@ final class DecodeStage {
 
     /// Decodes `packet`, switching decoders first where the stream changed configuration.
     func decode(_ packet: EncodedPacket) -> [Output] {
-        var outputs: [Output] = []
+        outputs.removeAll(keepingCapacity: true)
         switch packet.kind {
         case .video:
             if let boundary = videoBoundary, packet.dts > boundary {

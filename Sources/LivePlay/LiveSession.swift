@@ -44,6 +44,8 @@ public final class LiveSession<C: SessionClock> {
     var turns = 0
     /// Recordings and the arrival trace: what sees the packets taken, as they are taken.
     let taps: PacketTaps
+    /// What the intake made of the element being taken: one array for every element, so taking one allocates none.
+    var steps: [MediaIntake.Step] = []
 
     /// - Parameters:
     ///   - videoSink: receives each decoded picture at its presentation time.

@@ -6,7 +6,7 @@ import Logging
 /// The demux side of the play loop: turns each FLV element a connection delivered into what the later
 /// stages need, on one media timeline across reconnects.
 ///
-/// A value that returns steps (STYLE.md §2): it maps timestamps (``TimelineStitcher``), decides which
+/// A value that gives steps (STYLE.md §2): it maps timestamps (``TimelineStitcher``), decides which
 /// packets are played (``PacketAdmission``: resumes, seeks), keeps the newest codec configurations, the
 /// server's wall-clock stamps (docs/wall-clock-tags.md) and the stream's ``StreamDescription``; the play
 /// loop carries the steps out.
@@ -81,9 +81,9 @@ struct MediaIntake {
         stitcher = TimelineStitcher()
     }
 
-    mutating func take(_ element: FLVElement, onDemand: Bool, at now: Duration) -> [Step] {
+    /// What `element` means for play-out, appended to `steps` (a loop that keeps one array for it allocates none).
+    mutating func take(_ element: FLVElement, onDemand: Bool, at now: Duration, into steps: inout [Step]) {
         description.record(element)
-        var steps: [Step] = []
         switch element {
         case .packet(let packet):
             take(packet, onDemand: onDemand, into: &steps)
@@ -121,7 +121,6 @@ struct MediaIntake {
         case .endOfSequence:
             break
         }
-        return steps
     }
 
     private mutating func take(_ received: EncodedPacket, onDemand: Bool, into steps: inout [Step]) {
@@ -150,11 +149,13 @@ struct MediaIntake {
         case .seekIgnored(let packet):
             steps.append(.report(Reports.seekIgnoredOnLive))
             steps.append(.play(packet))
-        case .admit(let packets, let seekDone):
+        case .admit(let packet):
+            steps.append(.play(packet))
+        case .admitSeeking(let packets, let seekDone):
             if let seekDone, let first = packets.first {
                 steps.append(.report(Reports.seekDone(at: first.dts, target: seekDone.target)))
             }
-            steps += packets.map(Step.play)
+            for packet in packets { steps.append(.play(packet)) }
         }
     }
 

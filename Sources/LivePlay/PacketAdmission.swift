@@ -11,8 +11,11 @@ import LivePlayFLV
 struct PacketAdmission {
     /// What to do with one received packet.
     enum Verdict {
-        /// To the jitter buffer, in order; `seekDone` says where a seek landed (the first of them).
-        case admit([EncodedPacket], seekDone: SeekFilter?)
+        /// To the jitter buffer.
+        case admit(EncodedPacket)
+        /// What a seek lets through so far, in order (possibly nothing); `seekDone` says where it landed (the first
+        /// of them).
+        case admitSeeking([EncodedPacket], seekDone: SeekFilter?)
         /// Not wanted: already played before a reconnect, before a seek's keyframe, or read elsewhere next.
         case passOver
         /// A seek on a live stream: playing from now; the packet is admitted.
@@ -64,7 +67,7 @@ struct PacketAdmission {
         }
         if packet.kind == .video { newestVideo = max(newestVideo ?? packet.dts, packet.dts) }
         if packet.kind == .audio { newestAudio = max(newestAudio ?? packet.dts, packet.dts) }
-        guard var filter = seek else { return .admit([packet], seekDone: nil) }
+        guard var filter = seek else { return .admit(packet) }
         guard onDemand else {
             seek = nil
             return .seekIgnored(packet)
@@ -78,7 +81,7 @@ struct PacketAdmission {
         }
         let admitted = filter.admit(packet)
         seek = filter.isDone ? nil : filter
-        return .admit(admitted, seekDone: filter.isDone && !admitted.isEmpty ? filter : nil)
+        return .admitSeeking(admitted, seekDone: filter.isDone && !admitted.isEmpty ? filter : nil)
     }
 
     /// Starts a seek to `target` (on the playback timeline); says where to read from when what has arrived

@@ -53,6 +53,8 @@ final class PlayOut {
     private var published = PublishedPlayback()
     /// `LIVEPLAY_EVT_AUDIO_VOLUME` once an interval: the peak of the sound handed to the sink since the last one.
     private var volume = VolumeEvaluation()
+    /// What the engine said to do this turn: one array kept for every turn, so a turn allocates none.
+    private var actions: [PlaybackAction] = []
 
     init(
         configuration: LivePlayConfiguration, presenter: Presenter, control: PlaybackControl, reporter: SessionReporter
@@ -264,7 +266,9 @@ final class PlayOut {
             shown(poster)
         }
         let master = presenter.audioClock(rate: engine.rate)
-        for action in engine.advance(to: now, following: master) {
+        actions.removeAll(keepingCapacity: true)
+        engine.advance(to: now, following: master, into: &actions)
+        for action in actions {
             switch action {
             case .decode(let packet):
                 reporter.count { $0.played(packet) }

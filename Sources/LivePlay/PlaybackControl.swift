@@ -49,10 +49,12 @@ public final class PlaybackControl: Sendable {
         waker?()
     }
 
-    /// Everything sent since the last call, in order: the play loop's, once a turn.
+    /// Everything sent since the last call, in order: the play loop's, once a turn. A turn with no command
+    /// allocates nothing (emptying an array that was handed out would copy its storage).
     func takeCommands() -> [PlaybackCommand] {
         mailbox.withLock { mailbox in
-            defer { mailbox.commands.removeAll(keepingCapacity: true) }
+            guard !mailbox.commands.isEmpty else { return [] }
+            defer { mailbox.commands = [] }
             return mailbox.commands
         }
     }

@@ -66,7 +66,9 @@ extension LiveSession {
     /// did (`arrivedAt`), not when the loop got to it: what the engine measures of the network is then the network,
     /// and exactly what an arrival trace records (so a replay sees what the session saw).
     func take(_ element: FLVElement, arrivedAt: Duration) {
-        for step in intake.take(element, onDemand: playOut.onDemand, at: arrivedAt) {
+        steps.removeAll(keepingCapacity: true)
+        intake.take(element, onDemand: playOut.onDemand, at: arrivedAt, into: &steps)
+        for step in steps {
             switch step {
             case .report(let report): reporter.report(report)
             case .mediaArrived: mediaLostAt = nil

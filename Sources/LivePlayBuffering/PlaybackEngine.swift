@@ -159,6 +159,15 @@ public struct PlaybackEngine: Sendable {
     ///   playing, the position follows it instead of advancing by the elapsed time.
     public mutating func advance(to now: Duration, following master: MediaTimestamp? = nil) -> [PlaybackAction] {
         var actions: [PlaybackAction] = []
+        advance(to: now, following: master, into: &actions)
+        return actions
+    }
+
+    /// ``advance(to:following:)``, appending what to do to `actions`: a play loop that keeps one array for it
+    /// allocates nothing on its turns.
+    public mutating func advance(
+        to now: Duration, following master: MediaTimestamp? = nil, into actions: inout [PlaybackAction]
+    ) {
         let elapsed = lastAdvance.map { now - $0 } ?? .zero
         lastAdvance = now
         adaptTarget(elapsed: elapsed)
@@ -166,7 +175,7 @@ public struct PlaybackEngine: Sendable {
             reportedGap = true
             actions.append(.arrivalGap(gap: now - lastArrival, tolerated: toleratedArrivalGap))
         }
-        guard !isPaused else { return actions }
+        guard !isPaused else { return }
         switch state {
         case .waitingForKeyframe:
             // An audio-only stream starts once audio is buffered to the resume level; one that announced video
@@ -210,7 +219,6 @@ public struct PlaybackEngine: Sendable {
             }
         }
         release(into: &actions)
-        return actions
     }
 
     /// Auto: a stall that lasts `videoBlockThreshold` (a stutter, `PLAY_WARNING_VIDEO_PLAY_LAG`) raises the target

@@ -65,4 +65,11 @@ public struct DecodeOutput<Frame: Sendable>: Sendable {
     public var skipped = false
 
     public init() {}
+
+    /// Empties it for the next packet, keeping its arrays' storage.
+    mutating func removeAll() {
+        frames.removeAll(keepingCapacity: true)
+        errors.removeAll(keepingCapacity: true)
+        skipped = false
+    }
 }

@@ -85,6 +85,15 @@ final class PacketDecoder {
         Frame
     > {
         var output = DecodeOutput<Frame>()
+        decode(packet, into: &output, makeFrame)
+        return output
+    }
+
+    /// ``decode(_:_:)`` into `output`, emptied first: a decoder that keeps one allocates no arrays per packet.
+    func decode<Frame>(
+        _ packet: EncodedPacket, into output: inout DecodeOutput<Frame>, _ makeFrame: (FrameBuffer, MediaTimestamp) -> Frame
+    ) {
+        output.removeAll()
         var pending = true
         while pending {
             do {
@@ -92,7 +101,7 @@ final class PacketDecoder {
                 case .accepted: pending = false
                 case .skippedAwaitingKeyframe:
                     output.skipped = true
-                    return output
+                    return
                 case .full: break
                 }
             } catch {
@@ -101,7 +110,6 @@ final class PacketDecoder {
             }
             receiveAll(into: &output, makeFrame)
         }
-        return output
     }
 
     /// Drains the decoder: every frame still inside comes out.
@@ -139,6 +147,8 @@ public final class VideoDecoder {
     public let configuration: VideoCodecConfiguration
     public let options: DecoderOptions
     private let decoder: PacketDecoder
+    /// What the last packet released, kept for the next: decoding allocates no arrays per packet.
+    private var output = DecodeOutput<VideoFrame>()
 
     public init(configuration: VideoCodecConfiguration, options: DecoderOptions = DecoderOptions())
         throws(DecodeError)
@@ -185,7 +195,8 @@ public final class VideoDecoder {
 
     /// Sends `packet` and returns the frames it released and the errors met.
     public func decode(_ packet: EncodedPacket) -> DecodeOutput<VideoFrame> {
-        decoder.decode(packet, VideoFrame.init)
+        decoder.decode(packet, into: &output, VideoFrame.init)
+        return output
     }
 
     /// Drains the frames still inside (end of stream, a lost connection, a configuration change); the
@@ -205,6 +216,8 @@ public final class AudioDecoder {
     public let configuration: AudioCodecConfiguration
     public let options: DecoderOptions
     private let decoder: PacketDecoder
+    /// What the last packet released, kept for the next: decoding allocates no arrays per packet.
+    private var output = DecodeOutput<AudioFrame>()
 
     public init(configuration: AudioCodecConfiguration, options: DecoderOptions = DecoderOptions())
         throws(DecodeError)
@@ -231,7 +244,8 @@ public final class AudioDecoder {
     }
 
     public func decode(_ packet: EncodedPacket) -> DecodeOutput<AudioFrame> {
-        decoder.decode(packet, AudioFrame.init)
+        decoder.decode(packet, into: &output, AudioFrame.init)
+        return output
     }
 
     public func flush() -> DecodeOutput<AudioFrame> {
