@@ -271,26 +271,51 @@ struct FLVTagParser: Sendable {
     }
 }
 
-/// Reads a tag body in place: codec header fields through a small reader over its first bytes, the
-/// payload as a slice of the demuxer's buffer, so each packet's bytes are copied once, into the packet.
+/// Reads a tag body in place: codec header fields straight from the demuxer's buffer, the payload as a slice of
+/// it, so each packet's bytes are copied once, into the packet, and reading a tag allocates nothing else.
 private struct TagBodyReader {
-    /// Longer than any codec header (Enhanced RTMP: 1 + FourCC 4 + composition time 3).
-    private static let headerLimit = 16
     private let body: ArraySlice<UInt8>
-    private var header: ByteReader
+    /// Index of the next unread byte, in `body`'s indices.
+    private var position: Int
 
     init(_ body: ArraySlice<UInt8>) {
         self.body = body
-        header = ByteReader(Array(body.prefix(Self.headerLimit)))
+        position = body.startIndex
     }
 
-    mutating func readUInt8() -> UInt8? { header.readUInt8() }
-    mutating func readUInt32() -> UInt32? { header.readUInt32() }
-    mutating func readInt24() -> Int32? { header.readInt24() }
+    mutating func readUInt8() -> UInt8? {
+        read(1).map { body[$0] }
+    }
+
+    mutating func readUInt32() -> UInt32? {
+        read(4).map { bigEndian($0, 4) }
+    }
+
+    mutating func readInt24() -> Int32? {
+        read(3).map { Int32(bitPattern: bigEndian($0, 3) << 8) >> 8 }
+    }
 
     /// Everything after the fields read so far.
     mutating func readRest() -> ArraySlice<UInt8> {
-        defer { _ = header.readRest() }
-        return body.dropFirst(header.offset)
+        defer { position = body.endIndex }
+        return body[position...]
+    }
+
+    /// The `count` bytes at `index`, big-endian.
+    private func bigEndian(_ index: Int, _ count: Int) -> UInt32 {
+        var value: UInt32 = 0
+        var next = index
+        while next < index + count {
+            value = value << 8 | UInt32(body[next])
+            next += 1
+        }
+        return value
+    }
+
+    /// The index of the next `count` bytes, consumed; nil when the body is shorter.
+    private mutating func read(_ count: Int) -> Int? {
+        guard body.endIndex - position >= count else { return nil }
+        defer { position += count }
+        return position
     }
 }
