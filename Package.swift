@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.25.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.1.0"),
+        .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.0"),
     ],
     targets: [
         // C libraries, each imported by exactly one wrapper module.
@@ -147,6 +148,14 @@ let package = Package(
         .executableTarget(
             name: "liveplay-simulate",
             dependencies: ["LivePlayTesting", "LivePlay"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "liveplay-allocations",
+            dependencies: [
+                "LivePlayTesting", "LivePlay", .product(name: "Logging", package: "swift-log"),
+                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

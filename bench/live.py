@@ -37,7 +37,7 @@ SCALE_SECONDS = float(env.get("SCALE_SECONDS", 8 if QUICK else 15))
 PROBE_STEPS = [int(n) for n in env.get("PROBE_STEPS", "50 200" if QUICK else "50 100 200 400").split()]
 DECODE_STEPS = [int(n) for n in env.get("DECODE_STEPS", "2 8" if QUICK else "2 4 8 16").split()]
 PLOT_SECONDS = float(env.get("PLOT_SECONDS", 14 if QUICK else 20))
-SECTIONS = env.get("SECTIONS", "firstframe cpu rss scale plot window zap sessions record download monitor").split()
+SECTIONS = env.get("SECTIONS", "firstframe cpu allocations rss scale plot window zap sessions record download monitor").split()
 WINDOW_SECONDS = float(env.get("WINDOW_SECONDS", 12 if QUICK else 30))
 ZAP_SWITCHES = int(env.get("ZAP_SWITCHES", 20 if QUICK else 50))
 SESSIONS = int(env.get("SESSIONS", 60 if QUICK else 200))
@@ -279,6 +279,72 @@ def measure_cpu():
                 # Every thread's waits (voluntary) and preemptions, start-up included, per second of the run.
                 add(f"wakeups/{stream}/{name}", usage.ru_nvcsw / wall)
                 add(f"preempted/{stream}/{name}", usage.ru_nivcsw / wall)
+
+
+# --- 2a: allocations in steady state ---------------------------------------------------------------------
+
+ALLOCATION_SECONDS = (5.0, 20.0)
+
+
+def allocation_sources(flame_path):
+    """Allocations of a heaptrack run by who made them, from its flame graph (one stack per line, its count last):
+    libavcodec and the libavcodec calls a player must make (`av_new_packet`, `av_frame_clone`), liveplay's own
+    path, the CLI's start, event log and CPU sampling, and the rest (Swift's runtime, SwiftNIO, the loader)."""
+    sources = {"liveplay": 0, "libavcodec": 0, "cli": 0, "other": 0}
+    with open(flame_path) as handle:
+        for line in handle:
+            stack, _, count = line.rstrip().rpartition(" ")
+            frames = stack.split(";")
+            if any("libavcodec" in f or "avcodec_" in f or re.search(r"\bff_", f) or "av_new_packet" in f
+                   or "av_frame_clone" in f for f in frames):
+                sources["libavcodec"] += int(count)
+                continue
+            ours = [f for f in frames if re.search(r"LivePlay|liveplay", f)]
+            if not ours:
+                sources["other"] += int(count)
+            elif any(re.search(r"LivePlayCommand|PlayCommand|OutputOptions|ArgumentParser|EventLog|JSONLine|CPUUsage", f)
+                     for f in ours):
+                sources["cli"] += int(count)
+            else:
+                sources["liveplay"] += int(count)
+    return sources
+
+
+def heaptrack_sources(command, name):
+    """Runs command under heaptrack; returns its allocations by source, or None."""
+    out = f"{WORK}/heaptrack-{name}"
+    for stale in (f"{out}.zst", f"{out}.flame"):
+        if os.path.exists(stale):
+            os.remove(stale)
+    wall, status, _ = run_to_exit(["heaptrack", "-o", out] + command, 120)
+    if wall is None or status != 0 or not os.path.exists(f"{out}.zst"):
+        notes.append(f"allocations {name}: heaptrack run failed (status {status})")
+        return None
+    subprocess.run(["heaptrack_print", "-f", f"{out}.zst", "--flamegraph-cost-type", "allocations",
+                    "-F", f"{out}.flame"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return allocation_sources(f"{out}.flame")
+
+
+def measure_allocations():
+    """Heap allocations a second of steady playback, by source: each tool runs 5 s and 20 s of the same live stream
+    under heaptrack, and the difference over the 15 s between is what playing costs after start-up and the first
+    5 s. liveplay decodes with no sink (socket to presenter); ffmpeg decodes to `-f null` alongside."""
+    streams = {"http-flv": LAB}
+    if RTMP:
+        streams["rtmp"] = RTMP
+    short, long = ALLOCATION_SECONDS
+    for stream, url in streams.items():
+        for tool in ("liveplay", "ffmpeg"):
+            counted = {}
+            for seconds in (short, long):
+                command = ([f"{BIN}/liveplay", url, "--duration", str(seconds), "--json"] if tool == "liveplay" else
+                           ["ffmpeg", "-v", "error", "-threads", "1", "-i", url, "-t", str(seconds), "-f", "null", "-"])
+                log(f"allocations: {stream} {tool} {seconds:.0f} s")
+                counted[seconds] = heaptrack_sources(command, f"{stream}-{tool}-{seconds:.0f}")
+            if counted[short] is None or counted[long] is None:
+                continue
+            for source in counted[long]:
+                add(f"allocations/{stream}/{tool}/{source}", (counted[long][source] - counted[short][source]) / (long - short))
 
 
 # --- 2b: what keeping media costs: recording while playing, downloading -----------------------------------
@@ -932,6 +998,31 @@ def report(scale, series, monitor_rows=None):
         out("")
         out("Waits: voluntary context switches of every thread, start-up included, per second (`ru_nvcsw`).")
         out("")
+    # Allocations.
+    if any(k.startswith("allocations/") for k in samples):
+        short, long = ALLOCATION_SECONDS
+        out(f"### Heap allocations a second of steady 720p30 playback (heaptrack, {long:g} s less {short:g} s runs)"
+            " — lower is better")
+        out("")
+        out("| stream | tool | its own path | libavcodec (and `av_new_packet`, `av_frame_clone`) | CLI start, log |"
+            " runtime, NIO, loader | total | total / ffmpeg's |")
+        out("|---|---|---|---|---|---|---|---|")
+        for stream in ("http-flv", "rtmp"):
+            totals = {}
+            for tool in ("liveplay", "ffmpeg"):
+                parts = [cell(f"allocations/{stream}/{tool}/{source}", 1, 0)
+                         for source in ("liveplay", "libavcodec", "cli", "other")]
+                if not any(median for _, median in parts):
+                    continue
+                totals[tool] = sum(median or 0 for _, median in parts)
+                own = parts[0][0] if tool == "liveplay" else "—"
+                ratio = f"{totals[tool] / totals['ffmpeg']:.2f}" if tool == "liveplay" and totals.get("ffmpeg") else ""
+                out(f"| {stream} | {tool} | {own} | {parts[1][0]} | {parts[2][0]} | {parts[3][0]} |"
+                    f" {totals[tool]:.0f} | {ratio} |")
+        out("")
+        out("ffmpeg's allocations outside libavcodec count as runtime (its own code has no Swift frames to attribute).")
+        out("The rows are what runs after the first 5 s: each tool's difference between a 20 s and a 5 s run.")
+        out("")
     # Recording.
     if any(k.startswith("record/") for k in samples):
         out(f"### Recording while playing, 720p30 2 Mbit/s lab stream: CPU seconds per stream second ({LIVE_SECONDS:g} s)"
@@ -1181,6 +1272,8 @@ def main():
             notes.append("nginx-rtmp rows skipped: nginx-rtmp did not start")
     if "cpu" in SECTIONS:
         measure_cpu()
+    if "allocations" in SECTIONS:
+        measure_allocations()
     if "rss" in SECTIONS:
         measure_rss()
     if "scale" in SECTIONS:
