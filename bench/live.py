@@ -1008,16 +1008,15 @@ def report(scale, series, monitor_rows=None):
             " runtime, NIO, loader | total | total / ffmpeg's |")
         out("|---|---|---|---|---|---|---|---|")
         for stream in ("http-flv", "rtmp"):
-            totals = {}
-            for tool in ("liveplay", "ffmpeg"):
-                parts = [cell(f"allocations/{stream}/{tool}/{source}", 1, 0)
-                         for source in ("liveplay", "libavcodec", "cli", "other")]
-                if not any(median for _, median in parts):
+            parts = {tool: [cell(f"allocations/{stream}/{tool}/{source}", 1, 0)
+                            for source in ("liveplay", "libavcodec", "cli", "other")] for tool in ("liveplay", "ffmpeg")}
+            totals = {tool: sum(max(0, median or 0) for _, median in cells) for tool, cells in parts.items()}
+            for tool, cells in parts.items():
+                if not any(median for _, median in cells):
                     continue
-                totals[tool] = sum(median or 0 for _, median in parts)
-                own = parts[0][0] if tool == "liveplay" else "—"
-                ratio = f"{totals[tool] / totals['ffmpeg']:.2f}" if tool == "liveplay" and totals.get("ffmpeg") else ""
-                out(f"| {stream} | {tool} | {own} | {parts[1][0]} | {parts[2][0]} | {parts[3][0]} |"
+                own = cells[0][0] if tool == "liveplay" else "—"
+                ratio = f"{totals[tool] / totals['ffmpeg']:.2f}" if tool == "liveplay" and totals["ffmpeg"] else ""
+                out(f"| {stream} | {tool} | {own} | {cells[1][0]} | {cells[2][0]} | {cells[3][0]} |"
                     f" {totals[tool]:.0f} | {ratio} |")
         out("")
         out("ffmpeg's allocations outside libavcodec count as runtime (its own code has no Swift frames to attribute).")
@@ -1130,6 +1129,9 @@ def report(scale, series, monitor_rows=None):
         r, rf = median(f"rss/{stream}/liveplay-kB"), median(f"rss/{stream}/ffmpeg-kB")
         rows.append((f"peak RSS ≤ 0.85 × ffmpeg ({stream})", r / rf if r and rf else None, lambda v: v <= 0.85,
                      "{:.2f} ×"))
+    for stream in ("http-flv", "rtmp"):
+        rows.append((f"allocations, liveplay's own path ≤ 10 a second after 5 s ({stream}, libavcodec's excluded)",
+                     median(f"allocations/{stream}/liveplay/liveplay"), lambda v: v <= 10, "{:.0f} / s"))
     probe = median("cpu/720p30/liveplay-probe", 100)
     rows.append(("probe ≤ 1 % of a core per 2 Mbit/s stream (one liveplay process)", probe, lambda v: v <= 1,
                  "{:.2f} %"))

@@ -264,7 +264,7 @@ final class RTMPSession {
             var tags: [FLVTag] = []
             let media = FLVTagWriter.appendTags(type: type, timestamp: packet.m_nTimeStamp, body: body, to: &tags)
             if !media.isEmpty {
-                control.updatePolicy { policy in
+                control.updatePolicy(wakingWatchdog: false) { policy in
                     for item in media { policy.recordMedia(type: item.type, timestamp: item.timestamp) }
                 }
             }

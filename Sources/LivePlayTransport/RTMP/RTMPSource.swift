@@ -207,13 +207,14 @@ final class RTMPConnectionControl: @unchecked Sendable {
         }
     }
 
-    /// Changes the watchdog's policy (phase changes, media progress).
-    func updatePolicy(_ change: (inout RTMPWatchdogPolicy) -> Void) {
+    /// Changes the watchdog's policy in place (phase changes, media progress), and wakes the watchdog to apply it
+    /// unless `wakingWatchdog` is false: media progress waits for its next check (every 200 ms), rather than wake
+    /// its thread for every message.
+    func updatePolicy(wakingWatchdog: Bool = true, _ change: (inout RTMPWatchdogPolicy) -> Void) {
         condition.withLock {
-            guard var current = policy else { return }
-            change(&current)
-            policy = current
-            condition.broadcast()
+            guard policy != nil else { return }
+            change(&policy!)
+            if wakingWatchdog { condition.broadcast() }
         }
     }
 
@@ -228,14 +229,12 @@ final class RTMPConnectionControl: @unchecked Sendable {
         condition.lock()
         while !isWatchdogStopped {
             let now = ContinuousClock.now
-            guard var current = policy else { break }
-            if let failure = current.check(at: now) {
-                policy = current
+            guard policy != nil else { break }
+            if let failure = policy!.check(at: now) {
                 stopLocked(failure)
                 break
             }
-            policy = current
-            let seconds = (current.nextCheck(after: now) - now) / .seconds(1)
+            let seconds = (policy!.nextCheck(after: now) - now) / .seconds(1)
             _ = condition.wait(until: Date(timeIntervalSinceNow: max(0.001, seconds)))
         }
         condition.unlock()
