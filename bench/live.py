@@ -257,6 +257,8 @@ def measure_first_frame(server, url, rtmp):
 
 def measure_cpu():
     streams = {"720p30": LAB, "1080p60": LAB1080}
+    if RTMP:
+        streams["720p30-rtmp"] = RTMP  # the same media from nginx-rtmp, ffmpeg publishing
     seconds = LIVE_SECONDS
     for round_index in range(LIVE_ROUNDS):
         for stream, url in streams.items():
@@ -988,7 +990,9 @@ def report(scale, series, monitor_rows=None):
         out("| stream | liveplay (decode) | liveplay `--no-decode` | ffmpeg `-threads 1 -f null` | decode / ffmpeg |"
             " peak RSS MB: liveplay | ffmpeg | ratio | waits / s: liveplay | ffmpeg |")
         out("|---|---|---|---|---|---|---|---|---|---|")
-        for stream in ("720p30", "1080p60"):
+        for stream in ("720p30", "1080p60", "720p30-rtmp"):
+            if not any(k.startswith(f"cpu/{stream}/") for k in samples):
+                continue
             a, am = cell(f"cpu/{stream}/liveplay", 1, 3)
             p, _ = cell(f"cpu/{stream}/liveplay-probe", 1, 4)
             f, fm = cell(f"cpu/{stream}/ffmpeg", 1, 3)
@@ -1131,7 +1135,7 @@ def report(scale, series, monitor_rows=None):
         ("first frame, lab, ≤ 0.4 × GStreamer", ff / gst if ff and gst else None, lambda v: v <= 0.4, "{:.2f} ×"),
         ("first frame, nginx-rtmp ≤ keyframe wait (rtmpdump) + 30 ms", over, lambda v: v <= 30, "+{:.0f} ms"),
     ]
-    for stream in ("720p30", "1080p60"):
+    for stream in ("720p30", "1080p60", "720p30-rtmp"):
         a, f = median(f"cpu/{stream}/liveplay"), median(f"cpu/{stream}/ffmpeg")
         rows.append((f"live decode CPU ≤ 0.95 × ffmpeg ({stream})", a / f if a and f else None, lambda v: v <= 0.95,
                      "{:.3f} ×"))
