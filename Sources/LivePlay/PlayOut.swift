@@ -39,8 +39,8 @@ final class PlayOut {
     /// frame.
     var videoAnnounced = false
     private var ending: Ending?
-    /// Where the last pictures are being played out from, after the engine ran dry at the end.
-    private var drain: (since: Duration, from: MediaTimestamp)?
+    /// The end being played out, after the engine ran dry.
+    private var drain: EndDrain?
     /// The transport is done and every video packet has gone to the decoder: what it holds was drained.
     private var videoDrained = false
     /// A frame was decoded on this connection.
@@ -312,11 +312,8 @@ final class PlayOut {
         }
         if volume.isDue(at: now) { reporter.report(Reports.audioVolume(peak: presenter.takeAudioPeak())) }
         if let drain {
-            // The engine ran dry at the end: the last pictures (reordered past the last decode time) and
-            // sound are shown at their times, then playback ends.
-            let position = drain.from + (now - drain.since).milliseconds
-            if let frame = presenter.present(at: position, rate: 1) { shown(frame) }
-            if presenter.queuedVideoFrames == 0 || now - drain.since > .seconds(2) { return ending ?? .ended }
+            if let frame = presenter.present(at: drain.position(at: now), rate: 1) { shown(frame) }
+            if drain.isOver(at: now, queuedPictures: presenter.queuedVideoFrames) { return ending ?? .ended }
         } else {
             present()
         }
@@ -328,10 +325,7 @@ final class PlayOut {
     /// falling due, the sound's level to report. `nil` when only input (or the loop's longest wait) moves it:
     /// loading, paused, preloading, a probe that decodes nothing.
     func timeToNextDue(at now: Duration) -> Duration? {
-        if let drain {
-            let position = drain.from + (now - drain.since).milliseconds
-            return presenter.timeToNextDue(at: position, rate: 1)
-        }
+        if let drain { return presenter.timeToNextDue(at: drain.position(at: now), rate: 1) }
         guard !standby.isPreloading, engine.state == .playing, !engine.isPaused, let position = engine.position else {
             return nil
         }
@@ -377,7 +371,7 @@ final class PlayOut {
         if !videoDrained { take(decoding.flushVideo()) }
         videoDrained = true
         take(decoding.flushAudio())
-        drain = (now, engine.position ?? engine.buffer.liveEdge ?? MediaTimestamp(milliseconds: 0))
+        drain = EndDrain(since: now, from: engine.position ?? engine.buffer.liveEdge ?? MediaTimestamp(milliseconds: 0))
     }
 
     /// Hands the sinks what is due; the first picture is shown as soon as it is decoded.
