@@ -39,19 +39,22 @@ let package = Package(
             pkgConfig: "libavcodec",
             providers: [.apt(["libavcodec-dev", "libavutil-dev"])]
         ),
-        // SDL2 (`libsdl2-dev`) by its header path and library name: sdl2.pc's Cflags carry `-D_REENTRANT`, which
-        // SwiftPM rejects with a warning on every build (.ci/setup checks `pkg-config --exists sdl2`). It also links
-        // Xlib (libx11-dev, which libsdl2-dev depends on) to ask whether a window manager runs.
+        // SDL2 (`libsdl2-dev`) by its header path: sdl2.pc's Cflags carry `-D_REENTRANT`, which SwiftPM rejects with
+        // a warning on every build (.ci/setup checks `pkg-config --exists sdl2`). Its shim also asks Xlib
+        // (libx11-dev, which libsdl2-dev depends on) whether a window manager runs.
         .systemLibrary(
             name: "CSDL2",
             providers: [.apt(["libsdl2-dev", "libx11-dev"])]
         ),
         // libavformat's muxers, for recording (FLV and fragmented MP4): LivePlayRecording is its one wrapper.
+        // SDL2, Xlib and libavformat are headers only at link time: CLazyLibraries defines their functions as jumps
+        // and loads each library when a window, the sound device or a recording first needs it (process start-up).
+        // So libavformat is found by its header path too: avformat.pc's `--libs` would link it.
         .systemLibrary(
             name: "CFFmpegFormat",
-            pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev"])]
         ),
+        .target(name: "CLazyLibraries"),
         .systemLibrary(
             name: "CRTMP",
             pkgConfig: "librtmp",
@@ -90,7 +93,7 @@ let package = Package(
         ),
         .target(
             name: "LivePlayRecording",
-            dependencies: ["LivePlayCore", "CFFmpegFormat"],
+            dependencies: ["LivePlayCore", "CFFmpegFormat", "CLazyLibraries"],
             swiftSettings: swiftSettings
         ),
         // The cache and the downloader: HTTP FLV files kept on disk, resumed with Range (docs/cache.md).
@@ -115,7 +118,9 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .target(name: "LivePlayWindow", dependencies: ["LivePlay", "CSDL2"], swiftSettings: swiftSettings),
+        .target(
+            name: "LivePlayWindow", dependencies: ["LivePlay", "CSDL2", "CLazyLibraries"], swiftSettings: swiftSettings
+        ),
         // Many streams in one process for a Prometheus stack: metrics, the HTTP endpoints, sharding.
         .target(
             name: "LivePlayMonitor",

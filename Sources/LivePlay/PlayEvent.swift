@@ -88,7 +88,8 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
     /// an oversized tag, bad script data), reported at most once per kind every 10 s with counts.
     public static let malformedData = PlayEventCode(9101, "LIVEPLAY_WARNING_MALFORMED_DATA")
     /// liveplay's own warning: recording stopped (`cause`: `not_enough_disk_space`, `disk_full`, `write_failed`,
-    /// `queue_overflow`, `unsupported`; `path`, `errno`). The file is closed and playable; playback goes on.
+    /// `queue_overflow`, `unsupported`, `missing_library`; `path`, `errno`). The file is closed and playable;
+    /// playback goes on.
     public static let recordFailed = PlayEventCode(9102, "LIVEPLAY_WARNING_RECORD_FAILED")
 
     /// Every code liveplay can emit (not 2106: it decodes in software).

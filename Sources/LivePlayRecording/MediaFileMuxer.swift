@@ -1,4 +1,5 @@
 import CFFmpegFormat
+import CLazyLibraries
 public import LivePlayCore
 
 /// Writes received packets, as they are, into an FLV or a fragmented MP4 file through libavformat's own muxers.
@@ -26,6 +27,11 @@ public final class MediaFileMuxer {
         self.path = path
         self.format = format
         audioFrameDuration = audio.map { $0.codec == .aac ? 1024 : 1152 }
+        var error = [CChar](repeating: 0, count: 512)
+        guard liveplay_lazy_load(LIVEPLAY_LAZY_AVFORMAT, &error, error.count) == 0 else {
+            let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw RecordingError(.missingLibrary, "\(reason) (Debian: apt-get install libavformat59 or newer)")
+        }
         var context: UnsafeMutablePointer<AVFormatContext>?
         try Self.check(avformat_alloc_output_context2(&context, nil, format.muxerName, path), "open the muxer")
         self.context = context

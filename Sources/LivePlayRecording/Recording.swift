@@ -40,6 +40,8 @@ public struct RecordingError: Error, Sendable, Hashable, CustomStringConvertible
         public static let queueOverflow = Code(rawValue: "queue_overflow")
         /// The container cannot carry the stream's codec.
         public static let unsupported = Code(rawValue: "unsupported")
+        /// libavformat is not installed (liveplay loads it when a recording starts).
+        public static let missingLibrary = Code(rawValue: "missing_library")
     }
 
     public var code: Code

@@ -44,6 +44,7 @@ public final class DeviceAudioSink: AudioSink, Sendable {
 
     /// Initialises SDL's audio; the device opens with the first sound.
     public init() throws(WindowError) {
+        try WindowError.loadSDL()
         guard SDL_InitSubSystem(SDL_INIT_AUDIO) == 0 else { throw .sdl(.sound, "cannot use the sound system") }
     }
 

@@ -1,3 +1,4 @@
+internal import CLazyLibraries
 internal import CSDL2
 import Foundation
 public import LivePlay
@@ -9,6 +10,8 @@ public struct WindowError: Error, Sendable, CustomStringConvertible {
         /// No display to open a window on (neither `DISPLAY` nor `WAYLAND_DISPLAY`), or SDL could not use it.
         case noDisplay = "no_display"
         case sound
+        /// SDL2 or Xlib is not installed (liveplay loads them when a window or the sound device first opens).
+        case missingLibrary = "missing_library"
     }
 
     public var code: Code
@@ -20,6 +23,16 @@ public struct WindowError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { message }
+
+    /// Loads SDL2 and Xlib, which the process does not load at start (CLazyLibraries): before any SDL call.
+    static func loadSDL() throws(WindowError) {
+        for library in [LIVEPLAY_LAZY_SDL2, LIVEPLAY_LAZY_X11] {
+            var text = [CChar](repeating: 0, count: 512)
+            guard liveplay_lazy_load(library, &text, text.count) != 0 else { continue }
+            let reason = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw WindowError(.missingLibrary, "\(reason) (Debian: apt-get install libsdl2-2.0-0)")
+        }
+    }
 
     /// SDL's last error, after `what`.
     static func sdl(_ code: Code, _ what: String) -> WindowError {

@@ -20,6 +20,7 @@ final class WindowRenderer {
     let name: String
 
     init(options: PlayerWindow.Options) throws(WindowError) {
+        try WindowError.loadSDL()
         Self.useUTF8Characters()
         guard SDL_InitSubSystem(SDL_INIT_VIDEO) == 0 else { throw .sdl(.noDisplay, "cannot open the display") }
         // Linear filtering when scaling, like the picture conversions liveplay draws on the CPU.
