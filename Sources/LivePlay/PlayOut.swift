@@ -409,13 +409,15 @@ final class PlayOut {
     }
 
     /// The first keyframe, decoded on its own ahead of the playing decoder (which holds a B-frame stream back by its
-    /// reorder delay), goes to the presenter as the first picture.
+    /// reorder delay), goes to the sink as the first picture at once: not after this turn has decoded the rest of
+    /// what it released (a GOP cache's burst, 20–30 ms of decoding at 720p).
     private func showAtOnce(_ packet: EncodedPacket) {
         guard packet.kind == .video, packet.isKeyframe, decoding.decodesVideo, let picture = poster(of: packet) else {
             return
         }
         firstFrame()
         presenter.enqueue(picture, isPoster: true)
+        present()
     }
 
     private func poster(of keyframe: EncodedPacket) -> VideoFrame? {
