@@ -3,7 +3,6 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <libavformat/version.h>
 

@@ -29,8 +29,9 @@ public final class MediaFileMuxer {
         audioFrameDuration = audio.map { $0.codec == .aac ? 1024 : 1152 }
         var error = [CChar](repeating: 0, count: 512)
         guard liveplay_lazy_load(LIVEPLAY_LAZY_AVFORMAT, &error, error.count) == 0 else {
-            let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw RecordingError(.missingLibrary, "\(reason) (Debian: apt-get install libavformat59 or newer)")
+            // The soname is the one liveplay was built against; Debian's package is named after its major version.
+            let package = "libavformat\(LIBAVFORMAT_VERSION_MAJOR)"
+            throw RecordingError(.missingLibrary, "\(Self.text(error)) (Debian: apt-get install \(package))")
         }
         var context: UnsafeMutablePointer<AVFormatContext>?
         try Self.check(avformat_alloc_output_context2(&context, nil, format.muxerName, path), "open the muxer")
@@ -156,12 +157,17 @@ public final class MediaFileMuxer {
         parameters.pointee.extradata_size = Int32(bytes.count)
     }
 
+    /// The text a C function wrote into `buffer`, up to its terminating zero.
+    static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// A libavformat return code as a Swift error: below 0 is `-errno` (or an FFmpeg tag), with its text.
     static func check(_ code: Int32, _ doing: String) throws(RecordingError) {
         guard code < 0 else { return }
-        var text = [CChar](repeating: 0, count: 128)
-        av_strerror(code, &text, text.count)
-        let message = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var buffer = [CChar](repeating: 0, count: 128)
+        av_strerror(code, &buffer, buffer.count)
+        let message = text(buffer)
         let kind: RecordingError.Code
         switch code {
         case liveplay_format_averror_enospc(): kind = .diskFull

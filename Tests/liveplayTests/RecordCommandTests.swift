@@ -3,6 +3,8 @@ import LivePlayLab
 import LivePlayTesting
 import Testing
 
+@testable import liveplay
+
 /// `liveplay URL --record FILE`: what a person who kills the player finds on disk.
 @Suite(.serialized) struct RecordCommandTests {
     /// Each video packet of a file as FFmpeg reads it without decoding: size and MD5 of the payload.
@@ -13,6 +15,30 @@ import Testing
             let fields = $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             return "\(fields[4]) \(fields[5])"
         }
+    }
+
+    /// libavformat is loaded when a recording starts (CLazyLibraries): one that cannot be loaded stops the recording
+    /// with a warning naming it and the package to install; playback goes on, and the exit status says so.
+    @Test func aRecordingWithoutLibavformatSaysWhatToInstallAndPlaybackGoesOn() throws {
+        let listing = try ExternalTool.check(ExternalTool.find("ldconfig") ?? "/sbin/ldconfig", ["-p"]).text
+        let soname = try #require(
+            listing.split(separator: "\n").lazy.compactMap { $0.split(whereSeparator: \.isWhitespace).first }
+                .first { $0.hasPrefix("libavformat.so.") }.map(String.init), "libavformat is installed")
+        // An empty file by that name first on the loader's path: dlopen fails on it ("file too short").
+        let directory = NSTemporaryDirectory() + "liveplay-no-avformat-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(FileManager.default.createFile(atPath: "\(directory)/\(soname)", contents: Data()))
+        let output = try ExternalTool.run(
+            "env", ["LD_LIBRARY_PATH=\(directory)", Binary.path, try Fixture.renditionHigh.path(), "--record",
+                    "\(directory)/out.mp4", "--json"])
+        #expect(output.status == ExitStatus.ioError, "\(output.standardError)")
+        let warning = try #require(
+            output.text.split(separator: "\n").first { $0.contains("\"code\":9102") }, "\(output.text)")
+        #expect(warning.contains("missing_library"), "\(warning)")
+        #expect(output.standardError.contains(soname), "names the library: \(output.standardError)")
+        #expect(output.standardError.contains("apt-get install libavformat"), "\(output.standardError)")
+        #expect(try EdgeTests.codes(output.text).contains(2006), "playback went on to the end")
     }
 
     @Test func aRecordingKilledWithSIGKILLPlaysUpToItsLastFragment() async throws {
