@@ -29,8 +29,9 @@ import Testing
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         #expect(FileManager.default.createFile(atPath: "\(directory)/\(soname)", contents: Data()))
+        let inherited = ProcessInfo.processInfo.environment["LD_LIBRARY_PATH"].map { ":\($0)" } ?? ""
         let output = try ExternalTool.run(
-            "env", ["LD_LIBRARY_PATH=\(directory)", Binary.path, try Fixture.renditionHigh.path(), "--record",
+            "env", ["LD_LIBRARY_PATH=\(directory)\(inherited)", Binary.path, try Fixture.renditionHigh.path(), "--record",
                     "\(directory)/out.mp4", "--json"])
         #expect(output.status == ExitStatus.ioError, "\(output.standardError)")
         let warning = try #require(
