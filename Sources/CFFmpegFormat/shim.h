@@ -2,6 +2,7 @@
 #define LIVEPLAY_CFFMPEGFORMAT_SHIM_H
 
 /* libavformat, for recording: only LivePlayRecording imports this header. */
+#include <libavcodec/codec_desc.h>
 #include <libavformat/avformat.h>
 #include <libavformat/avio.h>
 #include <libavutil/channel_layout.h>

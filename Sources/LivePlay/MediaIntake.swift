@@ -118,6 +118,8 @@ struct MediaIntake {
             }
         case .header(let header):
             expectsVideo = expectsVideo || header.hasVideo
+        case .tracks(let tracks):
+            steps.append(.report(Reports.tracks(tracks)))
         case .endOfSequence:
             break
         }

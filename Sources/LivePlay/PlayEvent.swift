@@ -84,6 +84,9 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
     public static let recordProgress = PlayEventCode(9014, "LIVEPLAY_EVT_RECORD_PROGRESS")
     /// A recording's file was closed and is playable (V2's `onLocalRecordComplete`): `path`, `duration_ms`, `bytes`.
     public static let recordCompleted = PlayEventCode(9015, "LIVEPLAY_EVT_RECORD_COMPLETE")
+    /// A multitrack stream's tracks changed: one appeared, its configuration changed, or another one plays now
+    /// (``LivePlayer/selectTrack(_:_:)``): `tracks` (one line per track), `video_track`, `audio_track`.
+    public static let tracksChanged = PlayEventCode(9016, "LIVEPLAY_EVT_TRACKS_CHANGED")
     /// liveplay's own warning: the stream carries malformed data the demuxer skipped (a lying PreviousTagSize,
     /// an oversized tag, bad script data), reported at most once per kind every 10 s with counts.
     public static let malformedData = PlayEventCode(9101, "LIVEPLAY_WARNING_MALFORMED_DATA")
@@ -100,7 +103,7 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
         handshakeFailed, serverDisconnected, readWriteFailed, networkDisconnected, fileNotFound, hevcDecodeFailed, streamSwitchFailed,
         serverRefused, catchUpStarted, catchUpEnded, catchUpSkip, latencyChanged, listenerOverflow, sessionSummary,
         paused, resumed, unplayable, seekStarted, seekDone, audioVolume, switched, malformedData, recordBegan,
-        recordProgress, recordCompleted, recordFailed,
+        recordProgress, recordCompleted, recordFailed, tracksChanged,
     ]
 }
 

@@ -111,6 +111,15 @@ enum Reports {
         return Report(.getMetadata, "onMetaData", parameters)
     }
 
+    /// 9016: the tracks of a multitrack stream, one `id codec details` line each, the playing ones marked.
+    static func tracks(_ tracks: [FLVTrack]) -> Report {
+        var parameters: [String: PlayEventValue] = ["tracks": .string(tracks.map(\.summary).joined(separator: "; "))]
+        for track in tracks where track.isActive {
+            parameters[track.kind == .video ? "video_track" : "audio_track"] = .int(Int64(track.id))
+        }
+        return Report(.tracksChanged, "tracks: " + tracks.map(\.summary).joined(separator: "; "), parameters)
+    }
+
     static func scriptMessage(_ message: FLVDataMessage) -> Report {
         Report(
             .getMessage, message.name,

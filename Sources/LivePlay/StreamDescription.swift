@@ -8,6 +8,8 @@ public struct StreamDescription: Sendable {
     public var video: VideoCodecConfiguration?
     public var audio: AudioCodecConfiguration?
     public var metadata: FLVMetadata?
+    /// A multitrack stream's tracks (Enhanced RTMP v2); empty for a stream of one track per kind.
+    public var tracks: [FLVTrack] = []
     public var videoPacketCount = 0
     public var audioPacketCount = 0
     public var keyframeCount = 0
@@ -35,6 +37,7 @@ public struct StreamDescription: Sendable {
         case .videoConfiguration(let configuration): video = configuration
         case .audioConfiguration(let configuration): audio = configuration
         case .metadata(let metadata): self.metadata = metadata
+        case .tracks(let tracks): self.tracks = tracks
         case .warning: warningCount += 1
         case .packet(let packet):
             lastTimestamp = max(lastTimestamp ?? packet.dts, packet.dts)
@@ -49,5 +52,16 @@ public struct StreamDescription: Sendable {
             }
         case .dataMessage, .endOfSequence: break
         }
+    }
+}
+
+extension FLVTrack {
+    /// `video 1 av1 1280x720 (playing)`, `audio 0 opus 2ch 48000Hz`.
+    public var summary: String {
+        var words = ["\(kind.rawValue) \(id) \(codec)"]
+        if let video { words.append("\(video.width)x\(video.height)") }
+        if let audio { words.append("\(audio.channels)ch \(audio.sampleRate)Hz") }
+        if isActive { words.append("(playing)") }
+        return words.joined(separator: " ")
     }
 }

@@ -5,21 +5,36 @@ public enum MediaKind: String, Sendable, Hashable, CaseIterable {
 }
 
 /// Video codecs liveplay recognises. Raw values are the names ffmpeg uses.
-public enum VideoCodec: String, Sendable, Hashable {
+public enum VideoCodec: String, Sendable, Hashable, CaseIterable {
     case h264
     case hevc
-    /// Recognised in Enhanced RTMP (`av01`), not decoded.
+    /// Enhanced RTMP `av01`, decoded by libdav1d.
     case av1
-    /// Recognised in Enhanced RTMP (`vp09`), not decoded.
+    /// Enhanced RTMP `vp09`.
     case vp9
+    /// Enhanced RTMP `vp08`.
+    case vp8
+    /// Enhanced RTMP `vvc1`: recognised by name, not decoded (Debian's libavcodec has no VVC decoder).
+    case vvc
 
-    public var isSupported: Bool { self == .h264 || self == .hevc }
+    public var isSupported: Bool { self != .vvc }
+
+    /// Whether packets are length-prefixed NAL units (and carry a composition time in FLV).
+    public var usesNALUnits: Bool { self == .h264 || self == .hevc || self == .vvc }
 }
 
 /// Audio codecs liveplay decodes. Raw values are the names ffmpeg uses.
-public enum AudioCodec: String, Sendable, Hashable {
+public enum AudioCodec: String, Sendable, Hashable, CaseIterable {
     case aac
     case mp3
+    /// Enhanced RTMP `Opus`: the sequence start is the Opus ID header (RFC 7845 §5.1).
+    case opus
+    /// Enhanced RTMP `fLaC`: the sequence start is "fLaC" and the STREAMINFO block.
+    case flac
+    /// Enhanced RTMP `ac-3`: no sequence start; each frame describes itself.
+    case ac3
+    /// Enhanced RTMP `ec-3`.
+    case eac3
 }
 
 /// What a video decoder needs to open, and what a person wants to know about the picture.
@@ -59,18 +74,27 @@ public struct VideoCodecConfiguration: Sendable, Hashable {
 /// What an audio decoder needs to open, and what a person wants to know about the sound.
 public struct AudioCodecConfiguration: Sendable, Hashable {
     public var codec: AudioCodec
-    /// AAC's AudioSpecificConfig; empty for MP3.
+    /// What the decoder opens with: AAC's AudioSpecificConfig, Opus's ID header, FLAC's STREAMINFO; empty for
+    /// MP3, AC-3 and E-AC-3.
     public var extradata: [UInt8]
     public var sampleRate: Int
     public var channels: Int
-    /// AAC audio object type (2 = LC, 5 = HE-AAC, 29 = HE-AACv2); for MP3 the layer (3).
+    /// AAC audio object type (2 = LC, 5 = HE-AAC, 29 = HE-AACv2); for MP3 the layer (3); 0 for the others.
     public var objectType: Int
+    /// The speakers present, when the stream names them (Enhanced RTMP's MultichannelConfig in native order),
+    /// as a mask of libavutil's `AV_CH_*` bits (the specification's `AudioChannelMask` uses the same bits for
+    /// its first 18 speakers); nil when only the count is known and the codec's own default applies.
+    public var channelMask: UInt64?
 
-    public init(codec: AudioCodec, extradata: [UInt8], sampleRate: Int, channels: Int, objectType: Int) {
+    public init(
+        codec: AudioCodec, extradata: [UInt8], sampleRate: Int, channels: Int, objectType: Int,
+        channelMask: UInt64? = nil
+    ) {
         self.codec = codec
         self.extradata = extradata
         self.sampleRate = sampleRate
         self.channels = channels
         self.objectType = objectType
+        self.channelMask = channelMask
     }
 }

@@ -142,7 +142,14 @@ final class PacketDecoder {
     }
 }
 
-/// Decodes H.264 or HEVC with libavcodec; one instance per codec configuration.
+/// libavcodec's id for a codec liveplay names as ffmpeg does (the codec enums' raw values).
+private func codecIdentifier(_ name: String) throws(DecodeError) -> AVCodecID {
+    guard let descriptor = avcodec_descriptor_get_by_name(name), avcodec_find_decoder(descriptor.pointee.id) != nil
+    else { throw DecodeError(.decoderNotFound, "this libavcodec has no \(name) decoder") }
+    return descriptor.pointee.id
+}
+
+/// Decodes H.264, HEVC, AV1 (libdav1d), VP9 or VP8 with libavcodec; one instance per codec configuration.
 public final class VideoDecoder {
     public let configuration: VideoCodecConfiguration
     public let options: DecoderOptions
@@ -153,13 +160,7 @@ public final class VideoDecoder {
     public init(configuration: VideoCodecConfiguration, options: DecoderOptions = DecoderOptions())
         throws(DecodeError)
     {
-        let codecID: AVCodecID
-        switch configuration.codec {
-        case .h264: codecID = AV_CODEC_ID_H264
-        case .hevc: codecID = AV_CODEC_ID_HEVC
-        case .av1, .vp9:
-            throw DecodeError(.decoderNotFound, "\(configuration.codec.rawValue) decoding is not supported")
-        }
+        let codecID = try codecIdentifier(configuration.codec.rawValue)
         // A hostile or broken SPS can claim any size: refuse before libavcodec allocates frames for it.
         guard configuration.width * configuration.height <= options.maximumPixels else {
             throw DecodeError(
@@ -211,7 +212,7 @@ public final class VideoDecoder {
     }
 }
 
-/// Decodes AAC or MP3 with libavcodec; one instance per codec configuration.
+/// Decodes AAC, MP3, Opus, FLAC, AC-3 or E-AC-3 with libavcodec; one instance per codec configuration.
 public final class AudioDecoder {
     public let configuration: AudioCodecConfiguration
     public let options: DecoderOptions
@@ -222,7 +223,7 @@ public final class AudioDecoder {
     public init(configuration: AudioCodecConfiguration, options: DecoderOptions = DecoderOptions())
         throws(DecodeError)
     {
-        let codecID = configuration.codec == .aac ? AV_CODEC_ID_AAC : AV_CODEC_ID_MP3
+        let codecID = try codecIdentifier(configuration.codec.rawValue)
         self.configuration = configuration
         self.options = options
         let session = try CodecSession(

@@ -1,4 +1,4 @@
-import LivePlayCore
+public import LivePlayCore
 
 /// An incremental FLV demuxer: bytes in, in any chunking; ``FLVElement``s out, in stream order.
 ///
@@ -20,10 +20,18 @@ public struct FLVDemuxer: Sendable {
         public var maximumTagSize: Int
         /// AMF0 nesting cap for script tags.
         public var maximumAMFDepth: Int
+        /// The video / audio track of a multitrack stream to play; nil plays the lowest id.
+        public var videoTrack: UInt8?
+        public var audioTrack: UInt8?
 
-        public init(maximumTagSize: Int = 8 << 20, maximumAMFDepth: Int = AMF0Decoder.defaultMaximumDepth) {
+        public init(
+            maximumTagSize: Int = 8 << 20, maximumAMFDepth: Int = AMF0Decoder.defaultMaximumDepth,
+            videoTrack: UInt8? = nil, audioTrack: UInt8? = nil
+        ) {
             self.maximumTagSize = maximumTagSize
             self.maximumAMFDepth = maximumAMFDepth
+            self.videoTrack = videoTrack
+            self.audioTrack = audioTrack
         }
     }
 
@@ -56,7 +64,15 @@ public struct FLVDemuxer: Sendable {
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        self.parser = FLVTagParser(maximumAMFDepth: configuration.maximumAMFDepth)
+        self.parser = FLVTagParser(
+            maximumAMFDepth: configuration.maximumAMFDepth, videoTrack: configuration.videoTrack,
+            audioTrack: configuration.audioTrack)
+    }
+
+    /// Switches a multitrack stream's `kind` to `track` (nil: back to the default): video at that track's next
+    /// keyframe, audio at its next packet. A ``FLVElement/tracks(_:)`` element says when it happened.
+    public mutating func select(_ kind: MediaKind, track: UInt8?) {
+        parser.select(kind, track: track)
     }
 
     /// Bytes received so far that have not been turned into elements yet.

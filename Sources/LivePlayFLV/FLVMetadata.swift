@@ -111,10 +111,40 @@ public enum FLVElement: Sendable, Hashable {
     case packet(EncodedPacket)
     case metadata(FLVMetadata)
     case dataMessage(FLVDataMessage)
-    /// The encoder signalled the end of a video sequence.
+    /// The encoder signalled the end of a sequence. For audio this is also Enhanced RTMP's silence (an empty
+    /// audio message): play out what is buffered, then let the picture run on the wall clock until sound returns.
     case endOfSequence(MediaKind)
+    /// A multitrack stream's tracks (Enhanced RTMP v2), whenever one appears, its configuration changes or the
+    /// playing one changes. Only the playing track of each kind has its configurations and packets handed out.
+    case tracks([FLVTrack])
     /// A recoverable problem; demuxing goes on.
     case warning(FLVError)
+}
+
+/// One track of a multitrack stream.
+public struct FLVTrack: Sendable, Hashable {
+    public var kind: MediaKind
+    /// The track id of the stream (0 is the publisher's default by the specification's convention).
+    public var id: UInt8
+    /// The codec's name as ffmpeg spells it (`av1`, `opus`, …).
+    public var codec: String
+    /// The track's configuration, once its sequence start (or first keyframe) came.
+    public var video: VideoCodecConfiguration?
+    public var audio: AudioCodecConfiguration?
+    /// Whether this is the track that plays.
+    public var isActive: Bool
+
+    public init(
+        kind: MediaKind, id: UInt8, codec: String, video: VideoCodecConfiguration?, audio: AudioCodecConfiguration?,
+        isActive: Bool
+    ) {
+        self.kind = kind
+        self.id = id
+        self.codec = codec
+        self.video = video
+        self.audio = audio
+        self.isActive = isActive
+    }
 }
 
 /// One entry of a file's keyframe index: a keyframe's time (seconds) and the byte offset of its tag.

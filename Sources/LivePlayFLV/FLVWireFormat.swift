@@ -54,28 +54,97 @@ public enum FLVAVCPacketType: UInt8, Sendable {
     case endOfSequence = 2
 }
 
-/// Enhanced RTMP v1 `PacketType` of the extended video tag header (veovera enhanced-rtmp, "ExVideoTagHeader").
+/// `VideoPacketType` of the extended video tag header (Enhanced RTMP v2, "ExVideoTagHeader").
 public enum FLVExtendedVideoPacketType: UInt8, Sendable {
     case sequenceStart = 0
     case codedFrames = 1
     case sequenceEnd = 2
     /// Coded frames with an implied composition time of zero.
     case codedFramesX = 3
+    /// AMF0 `colorInfo`.
     case metadata = 4
+    /// AV1 as an MPEG-2 TS descriptor (AV1VideoDescriptor).
     case mpeg2TSSequenceStart = 5
+    /// The header continues with an ``FLVMultitrackType`` and the packet type of its tracks.
+    case multitrack = 6
+    /// A modifier (``FLVModExType``) precedes the real packet type.
+    case modEx = 7
+}
+
+/// `AudioPacketType` of the extended audio tag header (Enhanced RTMP v2, "ExAudioTagHeader").
+public enum FLVExtendedAudioPacketType: UInt8, Sendable {
+    case sequenceStart = 0
+    case codedFrames = 1
+    case sequenceEnd = 2
+    case multichannelConfig = 4
+    case multitrack = 5
+    case modEx = 7
+}
+
+/// `AvMultitrackType`: how the tracks of one multitrack message are laid out.
+public enum FLVMultitrackType: UInt8, Sendable {
+    /// One track, with its id, no size.
+    case oneTrack = 0
+    /// Several tracks of one codec, each with an id and a UI24 size.
+    case manyTracks = 1
+    /// Several tracks, each with its own FourCC, id and size.
+    case manyTracksManyCodecs = 2
+}
+
+/// `VideoPacketModExType` / `AudioPacketModExType`.
+public enum FLVModExType: UInt8, Sendable {
+    /// UI24 nanoseconds (up to 999,999) added to this message's timestamp.
+    case timestampOffsetNano = 0
 }
 
 /// FourCCs of Enhanced RTMP video.
-public enum FLVVideoFourCC: UInt32, Sendable {
+public enum FLVVideoFourCC: UInt32, Sendable, CaseIterable {
+    case avc1 = 0x6176_6331
     case hvc1 = 0x6876_6331
     case av01 = 0x6176_3031
     case vp09 = 0x7670_3039
+    case vp08 = 0x7670_3038
+    case vvc1 = 0x7676_6331
+
+    public init?(codec: VideoCodec) {
+        guard let fourCC = Self.allCases.first(where: { $0.codec == codec }) else { return nil }
+        self = fourCC
+    }
 
     public var codec: VideoCodec {
         switch self {
+        case .avc1: .h264
         case .hvc1: .hevc
         case .av01: .av1
         case .vp09: .vp9
+        case .vp08: .vp8
+        case .vvc1: .vvc
+        }
+    }
+}
+
+/// FourCCs of Enhanced RTMP audio (SoundFormat 9).
+public enum FLVAudioFourCC: UInt32, Sendable, CaseIterable {
+    case opus = 0x4F70_7573
+    case flac = 0x664C_6143
+    case ac3 = 0x6163_2D33
+    case eac3 = 0x6563_2D33
+    case mp4a = 0x6D70_3461
+    case mp3 = 0x2E6D_7033
+
+    public init?(codec: AudioCodec) {
+        guard let fourCC = Self.allCases.first(where: { $0.codec == codec }) else { return nil }
+        self = fourCC
+    }
+
+    public var codec: AudioCodec {
+        switch self {
+        case .opus: .opus
+        case .flac: .flac
+        case .ac3: .ac3
+        case .eac3: .eac3
+        case .mp4a: .aac
+        case .mp3: .mp3
         }
     }
 }

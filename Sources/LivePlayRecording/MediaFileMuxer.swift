@@ -115,12 +115,7 @@ public final class MediaFileMuxer {
         let stream = try newStream()
         let parameters = stream.pointee.codecpar!
         parameters.pointee.codec_type = AVMEDIA_TYPE_VIDEO
-        switch video.codec {
-        case .h264: parameters.pointee.codec_id = AV_CODEC_ID_H264
-        case .hevc: parameters.pointee.codec_id = AV_CODEC_ID_HEVC
-        case .av1: parameters.pointee.codec_id = AV_CODEC_ID_AV1
-        case .vp9: parameters.pointee.codec_id = AV_CODEC_ID_VP9
-        }
+        parameters.pointee.codec_id = try Self.codecID(video.codec.rawValue)
         parameters.pointee.width = Int32(video.width)
         parameters.pointee.height = Int32(video.height)
         try setExtradata(video.extradata, of: parameters)
@@ -132,13 +127,21 @@ public final class MediaFileMuxer {
         let stream = try newStream()
         let parameters = stream.pointee.codecpar!
         parameters.pointee.codec_type = AVMEDIA_TYPE_AUDIO
-        parameters.pointee.codec_id = audio.codec == .aac ? AV_CODEC_ID_AAC : AV_CODEC_ID_MP3
+        parameters.pointee.codec_id = try Self.codecID(audio.codec.rawValue)
         parameters.pointee.sample_rate = Int32(audio.sampleRate)
         parameters.pointee.frame_size = Int32(audioFrameDuration ?? 0)
         av_channel_layout_default(&parameters.pointee.ch_layout, Int32(max(1, audio.channels)))
         try setExtradata(audio.extradata, of: parameters)
         stream.pointee.time_base = AVRational(num: 1, den: Int32(audio.sampleRate))
         return stream
+    }
+
+    /// libavcodec's id for a codec liveplay names as ffmpeg does (the codec enums' raw values).
+    private static func codecID(_ name: String) throws(RecordingError) -> AVCodecID {
+        guard let descriptor = avcodec_descriptor_get_by_name(name) else {
+            throw RecordingError(.unsupported, "\(name) cannot be recorded: this libavcodec does not know it")
+        }
+        return descriptor.pointee.id
     }
 
     private func newStream() throws(RecordingError) -> UnsafeMutablePointer<AVStream> {

@@ -66,6 +66,104 @@ public struct FLVWriter: Sendable {
         writeTag(type: FLVTagType.video.rawValue, timestamp: timestamp, body: body + payload)
     }
 
+    /// One track's part of an Enhanced RTMP v2 message.
+    public struct Track: Sendable {
+        public var fourCC: UInt32
+        public var id: UInt8
+        /// The body after the track header (for NAL-unit codecs' CodedFrames, the composition time first).
+        public var payload: [UInt8]
+
+        public init(fourCC: UInt32, id: UInt8 = 0, payload: [UInt8]) {
+            self.fourCC = fourCC
+            self.id = id
+            self.payload = payload
+        }
+    }
+
+    /// A ModEx wrapper: its type and data (TimestampOffsetNano: type 0, three bytes of nanoseconds).
+    public struct ModEx: Sendable {
+        public var type: UInt8
+        public var data: [UInt8]
+
+        public init(type: UInt8, data: [UInt8]) {
+            self.type = type
+            self.data = data
+        }
+
+        public static func nanoseconds(_ value: UInt32) -> ModEx {
+            ModEx(type: 0, data: [UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)])
+        }
+    }
+
+    /// An Enhanced RTMP v2 video message (veovera enhanced-rtmp v2, ExVideoTagHeader and ExVideoTagBody):
+    /// ModEx wrappers, then a plain FourCC body (`multitrack` nil, one track) or a multitrack one.
+    public mutating func writeEnhancedVideo(
+        packetType: UInt8, frameType: UInt8 = 1, timestamp: UInt32, modEx: [ModEx] = [],
+        multitrack: FLVMultitrackType? = nil, tracks: [Track]
+    ) {
+        let body = Self.enhancedBody(
+            firstNibble: 0x8 | frameType, packetType: packetType, multitrackValue: 6, modEx: modEx,
+            multitrack: multitrack, tracks: tracks)
+        writeTag(type: FLVTagType.video.rawValue, timestamp: timestamp, body: body)
+    }
+
+    /// An Enhanced RTMP v2 audio message (SoundFormat 9, ExAudioTagHeader and ExAudioTagBody).
+    public mutating func writeEnhancedAudio(
+        packetType: FLVExtendedAudioPacketType, timestamp: UInt32, modEx: [ModEx] = [],
+        multitrack: FLVMultitrackType? = nil, tracks: [Track]
+    ) {
+        let body = Self.enhancedBody(
+            firstNibble: 0x9, packetType: packetType.rawValue, multitrackValue: 5, modEx: modEx,
+            multitrack: multitrack, tracks: tracks)
+        writeTag(type: FLVTagType.audio.rawValue, timestamp: timestamp, body: body)
+    }
+
+    /// A video CodedFrames payload: the composition time for NAL-unit codecs (AVC, HEVC, VVC), then the frame.
+    public static func codedFrames(_ codec: VideoCodec, compositionTime: Int32 = 0, _ frame: [UInt8]) -> [UInt8] {
+        guard codec.usesNALUnits else { return frame }
+        let raw = UInt32(bitPattern: compositionTime)
+        return [UInt8(truncatingIfNeeded: raw >> 16), UInt8(truncatingIfNeeded: raw >> 8), UInt8(truncatingIfNeeded: raw)]
+            + frame
+    }
+
+    private static func enhancedBody(
+        firstNibble: UInt8, packetType: UInt8, multitrackValue: UInt8, modEx: [ModEx],
+        multitrack: FLVMultitrackType?, tracks: [Track]
+    ) -> [UInt8] {
+        // Each header nibble names what follows: ModEx (7), Multitrack, or the real packet type.
+        let afterModEx = multitrack == nil ? packetType : multitrackValue
+        var body: [UInt8] = [firstNibble << 4 | (modEx.isEmpty ? afterModEx : 7)]
+        for (index, wrapper) in modEx.enumerated() {
+            let size = wrapper.data.count - 1
+            if size < 255 {
+                body.append(UInt8(size))
+            } else {
+                body += [0xFF, UInt8(truncatingIfNeeded: size >> 8), UInt8(truncatingIfNeeded: size)]
+            }
+            body += wrapper.data
+            body.append(wrapper.type << 4 | (index + 1 < modEx.count ? 7 : afterModEx))
+        }
+        guard let multitrack else {
+            return body + fourCCBytes(tracks[0].fourCC) + tracks[0].payload
+        }
+        body.append(multitrack.rawValue << 4 | packetType)
+        if multitrack != .manyTracksManyCodecs { body += fourCCBytes(tracks[0].fourCC) }
+        for track in tracks {
+            if multitrack == .manyTracksManyCodecs { body += fourCCBytes(track.fourCC) }
+            body.append(track.id)
+            if multitrack != .oneTrack {
+                let size = UInt32(track.payload.count)
+                body += [UInt8(truncatingIfNeeded: size >> 16), UInt8(truncatingIfNeeded: size >> 8), UInt8(truncatingIfNeeded: size)]
+            }
+            body += track.payload
+        }
+        return body
+    }
+
+    private static func fourCCBytes(_ value: UInt32) -> [UInt8] {
+        [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> UInt32($0)) }
+    }
+
     /// An AAC tag: 44.1 kHz, 16-bit, stereo flags as FLV requires for AAC; `sequenceHeader` for the ASC.
     public mutating func writeAAC(sequenceHeader: Bool, timestamp: UInt32, payload: [UInt8]) {
         writeTag(

@@ -74,3 +74,107 @@ public enum Oracle {
         }
     }
 }
+
+/// One stream of a file as ffprobe reads it, packet bytes included: the elementary source an Enhanced RTMP
+/// fixture is written from (IVF, Ogg, FLAC, raw AC-3, MP4 for the AV1 configuration record).
+public struct ElementaryStream: Sendable {
+    public struct Packet: Sendable {
+        /// Milliseconds.
+        public var pts: Int64
+        public var dts: Int64
+        public var isKeyframe: Bool
+        public var data: [UInt8]
+    }
+
+    public var codecName: String
+    /// The demuxer's codec configuration (av1C, the Opus ID header, FLAC's STREAMINFO); empty when none.
+    public var extradata: [UInt8]
+    public var sampleRate: Int
+    public var channels: Int
+    public var packets: [Packet]
+
+    /// Reads the first stream of `path` with `ffprobe -show_data`.
+    public static func read(_ path: String) throws -> ElementaryStream {
+        let output = try ExternalTool.check(
+            "ffprobe",
+            ["-v", "error", "-select_streams", "0", "-show_streams", "-show_packets", "-show_data", "-show_entries",
+                "stream=codec_name,extradata,time_base,sample_rate,channels:packet=pts,dts,flags,data", "-of", "json",
+                path])
+        struct Document: Decodable {
+            struct Stream: Decodable {
+                var codec_name: String
+                var extradata: String?
+                var time_base: String
+                var sample_rate: String?
+                var channels: Int?
+            }
+            struct Packet: Decodable {
+                var pts: Int64?
+                var dts: Int64?
+                var flags: String
+                var data: String
+            }
+            var streams: [Stream]
+            var packets: [Packet]
+        }
+        let document = try JSONDecoder().decode(Document.self, from: output.standardOutput)
+        guard let stream = document.streams.first else {
+            throw ExternalTool.Failure(command: ["ffprobe", path], status: 0, standardError: "no stream")
+        }
+        let base = stream.time_base.split(separator: "/").compactMap { Int64($0) }
+        let milliseconds = { (value: Int64) in base.count == 2 ? value * 1000 * base[0] / base[1] : value }
+        return ElementaryStream(
+            codecName: stream.codec_name, extradata: hexDump(stream.extradata ?? ""),
+            sampleRate: Int(stream.sample_rate ?? "") ?? 0, channels: stream.channels ?? 0,
+            packets: document.packets.map {
+                let dts = $0.dts ?? $0.pts ?? 0
+                return Packet(
+                    pts: milliseconds($0.pts ?? dts), dts: milliseconds(dts), isKeyframe: $0.flags.hasPrefix("K"),
+                    data: hexDump($0.data))
+            })
+    }
+
+    /// The bytes of ffprobe's hex dump (`00000000: 0a0b 0000 …  ascii`).
+    private static func hexDump(_ text: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for line in text.split(separator: "\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let hex = line[line.index(after: colon)...].prefix(41)
+            for group in hex.split(separator: " ") {
+                var index = group.startIndex
+                while let next = group.index(index, offsetBy: 2, limitedBy: group.endIndex), index < group.endIndex {
+                    if let byte = UInt8(group[index..<next], radix: 16) { bytes.append(byte) }
+                    index = next
+                }
+            }
+        }
+        return bytes
+    }
+}
+
+/// PyAV's FFmpeg 8 reading an FLV file (`Tests/tools/pyav-flv`): the independent reader that keeps the
+/// Enhanced RTMP fixtures honest, since the FFmpeg here (5.1) reads none of Enhanced RTMP v2.
+public enum IndependentReader {
+    public struct Stream: Decodable, Sendable, Hashable {
+        public var type: String
+        public var codec: String
+        public var id: Int
+        public var frames: Int
+        public var errors: Int
+        public var width: Int?
+        public var height: Int?
+        public var channels: Int?
+    }
+
+    private struct Report: Decodable {
+        var streams: [Stream]
+    }
+
+    /// The streams PyAV finds in `path`, with their decoded frame counts. Throws when PyAV is missing.
+    public static func streams(_ path: String) throws -> [Stream] {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Tests/tools/pyav-flv").path
+        let output = try ExternalTool.check("python3", [script, path])
+        return try JSONDecoder().decode(Report.self, from: output.standardOutput).streams
+    }
+}

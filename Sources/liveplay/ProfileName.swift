@@ -11,6 +11,7 @@ enum ProfileName {
             case .hevc: hevc[video.profile]
             case .av1: av1[video.profile]
             case .vp9: (0...3).contains(video.profile) ? "Profile \(video.profile)" : nil
+            case .vp8, .vvc: nil
             }
         return name ?? String(video.profile)
     }

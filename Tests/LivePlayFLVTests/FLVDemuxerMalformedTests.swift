@@ -184,21 +184,23 @@ struct Material {
     @Test func unsupportedCodecsAreRecognisedAndReportedOnce() throws {
         var writer = FLVWriter()
         for timestamp in stride(from: UInt32(0), to: 200, by: 40) {
-            // AV1 and VP9 in Enhanced RTMP must not be misread as anything else.
-            writer.writeTag(type: 9, timestamp: timestamp, body: [0x91] + Array("av01".utf8) + [1, 2, 3])
-            writer.writeTag(type: 9, timestamp: timestamp, body: [0x91] + Array("vp09".utf8) + [1, 2, 3])
+            // VVC (no decoder in this libavcodec) and an unknown FourCC must not be misread as anything else.
+            writer.writeTag(type: 9, timestamp: timestamp, body: [0x91] + Array("vvc1".utf8) + [0, 0, 0, 1, 2, 3])
+            writer.writeTag(type: 9, timestamp: timestamp, body: [0x91] + Array("wxyz".utf8) + [1, 2, 3])
+            writer.writeTag(type: 8, timestamp: timestamp, body: [0x91] + Array("mp4x".utf8) + [1, 2, 3])
             writer.writeTag(type: 8, timestamp: timestamp, body: [0xB6, 1, 2, 3])  // Speex
             writer.writeTag(type: 9, timestamp: timestamp, body: [0x22, 1, 2, 3])  // Sorenson H.263
         }
         let elements = try demuxAll(writer.bytes)
         #expect(elements.packets.isEmpty)
         let messages = elements.warnings.filter { $0.code == .unsupportedCodec }.map(\.message)
-        #expect(messages.contains { $0.contains("av01") })
-        #expect(messages.contains { $0.contains("vp09") })
+        #expect(messages.contains { $0.contains("vvc1") && $0.contains("no VVC decoder") })
+        #expect(messages.contains { $0.contains("wxyz") })
+        #expect(messages.contains { $0.contains("audio FourCC 'mp4x'") })
         #expect(messages.contains { $0.contains("sound format 11") })
         #expect(messages.contains { $0.contains("codec id 2") })
         // Reported when the codec changes, not once per tag.
-        #expect(messages.count <= 4 * 5)
+        #expect(messages.count <= 5 * 5)
         #expect(messages.count < elements.count)
     }
 

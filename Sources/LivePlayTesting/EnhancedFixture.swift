@@ -1,0 +1,144 @@
+import Foundation
+public import LivePlayCore
+import LivePlayFLV
+
+/// Enhanced RTMP v2 test streams, one per FourCC codec, written by ``FLVWriter`` from a real encode, since
+/// Debian's ffmpeg 5.1 cannot mux any of them into FLV.
+///
+/// Recipe: the ffmpeg CLI encodes `testsrc2` or `sine` into the codec's own elementary container (IVF, Ogg,
+/// FLAC, raw AC-3 / E-AC-3, MP3; MP4 for AAC and H.264, whose configuration records live there); ffprobe lists
+/// its packets with their bytes (``ElementaryStream``); the writer puts them into SequenceStart and
+/// CodedFrames messages. ffmpeg decoding the elementary source is the oracle the decoded stream is held to.
+public struct EnhancedFixture: Sendable {
+    public enum Codec: String, Sendable, CaseIterable {
+        case av1, vp9, vp8, h264, opus, flac, ac3, eac3, aac, mp3
+
+        public var kind: MediaKind {
+            switch self {
+            case .av1, .vp9, .vp8, .h264: .video
+            case .opus, .flac, .ac3, .eac3, .aac, .mp3: .audio
+            }
+        }
+
+        /// The FourCC the stream is written with.
+        public var fourCC: UInt32 {
+            switch self {
+            case .av1: FLVVideoFourCC.av01.rawValue
+            case .vp9: FLVVideoFourCC.vp09.rawValue
+            case .vp8: FLVVideoFourCC.vp08.rawValue
+            case .h264: FLVVideoFourCC.avc1.rawValue
+            case .opus: FLVAudioFourCC.opus.rawValue
+            case .flac: FLVAudioFourCC.flac.rawValue
+            case .ac3: FLVAudioFourCC.ac3.rawValue
+            case .eac3: FLVAudioFourCC.eac3.rawValue
+            case .aac: FLVAudioFourCC.mp4a.rawValue
+            case .mp3: FLVAudioFourCC.mp3.rawValue
+            }
+        }
+
+        /// The encoder and container of the elementary source.
+        fileprivate var encoding: (arguments: [String], container: String) {
+            switch self {
+            case .av1: (["-c:v", "libaom-av1", "-cpu-used", "8", "-g", "25", "-pix_fmt", "yuv420p"], "ivf")
+            case .vp9: (["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-g", "25"], "ivf")
+            case .vp8: (["-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "8", "-g", "25"], "ivf")
+            case .h264: (["-c:v", "libx264", "-preset", "veryfast", "-bf", "2", "-g", "25", "-video_track_timescale", "1000"], "mp4")
+            case .opus: (["-c:a", "libopus", "-b:a", "96k"], "ogg")
+            case .flac: (["-c:a", "flac"], "flac")
+            case .ac3: (["-c:a", "ac3", "-b:a", "192k"], "ac3")
+            case .eac3: (["-c:a", "eac3", "-b:a", "192k"], "eac3")
+            case .aac: (["-c:a", "aac", "-b:a", "128k"], "mp4")
+            case .mp3: (["-c:a", "libmp3lame", "-b:a", "128k"], "mp3")
+            }
+        }
+    }
+
+    /// The FLV file.
+    public var path: String
+    /// The elementary source, for ffmpeg's `framemd5`.
+    public var sourcePath: String
+    public var source: ElementaryStream
+
+    /// `channels` and `layout` apply to audio (`5.1` for the down-mix checks); `tone` tells tracks apart.
+    public static func make(
+        _ codec: Codec, seconds: Int = 2, channels: Int = 2, layout: String? = nil, tone: Int = 440,
+        size: String = "320x240"
+    ) throws -> EnhancedFixture {
+        let (sourcePath, source) = try elementary(
+            codec, seconds: seconds, channels: channels, layout: layout, tone: tone, size: size)
+        var writer = FLVWriter(hasAudio: codec.kind == .audio, hasVideo: codec.kind == .video)
+        write(source, codec, track: nil, into: &writer)
+        let path = try Fixtures.write(writer.bytes, name: "ertmp-\(codec.rawValue)")
+        return EnhancedFixture(path: path, sourcePath: sourcePath, source: source)
+    }
+
+    /// The elementary source of `codec`: its path and packets.
+    public static func elementary(
+        _ codec: Codec, seconds: Int = 2, channels: Int = 2, layout: String? = nil, tone: Int = 440,
+        size: String = "320x240"
+    ) throws -> (String, ElementaryStream) {
+        let input =
+            codec.kind == .video
+            ? ["-f", "lavfi", "-i", "testsrc2=size=\(size):rate=25"]
+            : ["-f", "lavfi", "-i", "sine=frequency=\(tone):sample_rate=48000"]
+                + ["-af", "aformat=channel_layouts=\(layout ?? (channels == 1 ? "mono" : "stereo"))"]
+        let (arguments, container) = codec.encoding
+        let sourcePath = try Fixtures.make(
+            name: "ertmp-\(codec.rawValue)-source", extension: container,
+            input + ["-t", String(seconds)] + arguments + ["-f", container])
+        // libaom's IVF has temporal delimiters and no av1C; the same packets remuxed into MP4 have the av1C and
+        // lose the delimiters, as AV1's ISOBMFF binding (and so Enhanced RTMP) wants them.
+        let packetsPath =
+            codec == .av1
+            ? try Fixtures.make(name: "ertmp-av1-remux", extension: "mp4", ["-i", sourcePath, "-c", "copy", "-f", "mp4"])
+            : sourcePath
+        return (sourcePath, try ElementaryStream.read(packetsPath))
+    }
+
+    /// Writes `source`'s sequence start and coded frames as `codec` into `writer`; `track` makes each message a
+    /// OneTrack multitrack message of that id.
+    public static func write(_ source: ElementaryStream, _ codec: Codec, track: UInt8?, into writer: inout FLVWriter) {
+        let multitrack: FLVMultitrackType? = track == nil ? nil : .oneTrack
+        let id = track ?? 0
+        if let start = sequenceStart(source, codec) {
+            let tracks = [FLVWriter.Track(fourCC: codec.fourCC, id: id, payload: start)]
+            if codec.kind == .video {
+                writer.writeEnhancedVideo(
+                    packetType: FLVExtendedVideoPacketType.sequenceStart.rawValue, timestamp: 0,
+                    multitrack: multitrack, tracks: tracks)
+            } else {
+                writer.writeEnhancedAudio(packetType: .sequenceStart, timestamp: 0, multitrack: multitrack, tracks: tracks)
+            }
+        }
+        let shift = -(source.packets.map(\.dts).min() ?? 0)
+        for packet in source.packets {
+            let timestamp = UInt32(packet.dts + shift)
+            if codec.kind == .video {
+                let videoCodec: VideoCodec = codec == .h264 ? .h264 : codec == .av1 ? .av1 : codec == .vp9 ? .vp9 : .vp8
+                let payload = FLVWriter.codedFrames(
+                    videoCodec, compositionTime: Int32(packet.pts - packet.dts), packet.data)
+                writer.writeEnhancedVideo(
+                    packetType: FLVExtendedVideoPacketType.codedFrames.rawValue, frameType: packet.isKeyframe ? 1 : 2,
+                    timestamp: timestamp, multitrack: multitrack,
+                    tracks: [FLVWriter.Track(fourCC: codec.fourCC, id: id, payload: payload)])
+            } else {
+                writer.writeEnhancedAudio(
+                    packetType: .codedFrames, timestamp: timestamp, multitrack: multitrack,
+                    tracks: [FLVWriter.Track(fourCC: codec.fourCC, id: id, payload: packet.data)])
+            }
+        }
+    }
+
+    /// What the SequenceStart carries, as the specification defines it per FourCC; nil for codecs without one.
+    public static func sequenceStart(_ source: ElementaryStream, _ codec: Codec) -> [UInt8]? {
+        switch codec {
+        case .av1, .h264, .opus, .aac: source.extradata
+        // VP9: a VPCodecConfigurationRecord in the form FFmpeg's muxer writes (the vpcC box's version and
+        // flags first): profile 0, level 2.1, 8-bit 4:2:0 (colocated), BT.709, no initialization data.
+        case .vp9: [1, 0, 0, 0, 0, 21, 0x82, 1, 1, 1, 0, 0]
+        // FLAC: the signature, a last-block header for STREAMINFO, then STREAMINFO.
+        case .flac: Array("fLaC".utf8) + [0x80, 0, 0, 34] + source.extradata
+        case .vp8, .ac3, .eac3, .mp3: nil
+        }
+    }
+}
