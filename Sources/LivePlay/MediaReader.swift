@@ -55,6 +55,12 @@ public final class MediaReader {
         decoding = DecodeStage(options: options.decoder)
     }
 
+    /// Switches a multitrack file's `kind` to `track` (nil: the default): video at that track's next keyframe in
+    /// what is read from now on, audio at its next packet.
+    public func select(_ kind: MediaKind, track: UInt8?) {
+        demuxer.select(kind, track: track)
+    }
+
     /// The next event, or `nil` at the end of the file.
     public func next() throws(LivePlayError) -> MediaEvent? {
         while queueIndex == queue.count {

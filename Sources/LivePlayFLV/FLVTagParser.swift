@@ -149,6 +149,17 @@ struct FLVTagParser: Sendable {
                 .warning(FLVError(.malformedTag, "unknown extended video PacketType \(packetTypeValue)", offset: offset)))
             return
         }
+        if activeVideo == nil { activeVideo = Self.firstChoice(units, requested: requestedVideo) }
+        // A message with the asked-for track's keyframe switches before any of its tracks goes out, so the
+        // old track's picture of the same instant is not shown too.
+        if let requested = requestedVideo, requested != activeVideo,
+            packetType == .codedFrames || packetType == .codedFramesX,
+            frameType == FLVVideoFrameType.keyframe.rawValue, units.contains(where: { $0.track == requested }),
+            let configuration = videoTracks[requested]?.configuration, configuration.width > 0
+        {
+            activeVideo = requested
+            elements.append(.videoConfiguration(configuration))
+        }
         for rawUnit in units {
             guard let fourCC = FLVVideoFourCC(rawValue: rawUnit.fourCC), fourCC.codec.isSupported else {
                 let name = fourCCString(rawUnit.fourCC)
@@ -390,6 +401,17 @@ struct FLVTagParser: Sendable {
         return units
     }
 
+    /// The track to play when nothing plays yet and a message names several: the asked-for one if it is there,
+    /// else the lowest id of those whose codec liveplay decodes; nil when none is.
+    private static func firstChoice(_ units: [Unit<UInt32>], requested: UInt8?) -> UInt8? {
+        let playable = units.filter {
+            FLVVideoFourCC(rawValue: $0.fourCC)?.codec.isSupported ?? (FLVAudioFourCC(rawValue: $0.fourCC) != nil)
+        }.map(\.track)
+        // The asked-for track may come in a later message: the first frames decide then.
+        guard let requested else { return playable.min() }
+        return playable.contains(requested) ? requested : nil
+    }
+
     private func truncatedHeader(_ offset: Int64, _ elements: inout [FLVElement]) -> Bool {
         elements.append(.warning(FLVError(.malformedTag, "extended tag header is cut short", offset: offset)))
         return false
@@ -459,6 +481,14 @@ struct FLVTagParser: Sendable {
             elements.append(
                 .warning(FLVError(.malformedTag, "unknown extended audio PacketType \(packetTypeValue)", offset: offset)))
             return
+        }
+        if activeAudio == nil { activeAudio = Self.firstChoice(units, requested: requestedAudio) }
+        // Likewise audio: the asked-for track's packet replaces the old track's packet of the same instant.
+        if let requested = requestedAudio, requested != activeAudio, packetType == .codedFrames,
+            units.contains(where: { $0.track == requested }), let configuration = audioTracks[requested]?.configuration
+        {
+            activeAudio = requested
+            elements.append(.audioConfiguration(configuration))
         }
         for rawUnit in units {
             guard let fourCC = FLVAudioFourCC(rawValue: rawUnit.fourCC) else {

@@ -20,6 +20,17 @@ public struct EnhancedFixture: Sendable {
             }
         }
 
+        /// The codec as the demuxer names it, for video.
+        public var videoCodec: VideoCodec? {
+            switch self {
+            case .av1: .av1
+            case .vp9: .vp9
+            case .vp8: .vp8
+            case .h264: .h264
+            case .opus, .flac, .ac3, .eac3, .aac, .mp3: nil
+            }
+        }
+
         /// The FourCC the stream is written with.
         public var fourCC: UInt32 {
             switch self {
@@ -114,9 +125,8 @@ public struct EnhancedFixture: Sendable {
         for packet in source.packets {
             let timestamp = UInt32(packet.dts + shift)
             if codec.kind == .video {
-                let videoCodec: VideoCodec = codec == .h264 ? .h264 : codec == .av1 ? .av1 : codec == .vp9 ? .vp9 : .vp8
                 let payload = FLVWriter.codedFrames(
-                    videoCodec, compositionTime: Int32(packet.pts - packet.dts), packet.data)
+                    codec.videoCodec!, compositionTime: Int32(packet.pts - packet.dts), packet.data)
                 writer.writeEnhancedVideo(
                     packetType: FLVExtendedVideoPacketType.codedFrames.rawValue, frameType: packet.isKeyframe ? 1 : 2,
                     timestamp: timestamp, multitrack: multitrack,
@@ -127,6 +137,78 @@ public struct EnhancedFixture: Sendable {
                     tracks: [FLVWriter.Track(fourCC: codec.fourCC, id: id, payload: packet.data)])
             }
         }
+    }
+
+    /// A multitrack FLV of `tracks` (codec, elementary source, track id): the sequence starts, then the coded
+    /// frames in time order. Video frames of the same instant and keyframe flag go into one
+    /// ManyTracksManyCodecs message, audio frames of the same instant and codec into one ManyTracks message;
+    /// the rest into OneTrack messages.
+    public static func multitrack(_ tracks: [(codec: Codec, source: ElementaryStream, id: UInt8)], name: String) throws
+        -> String
+    {
+        var writer = FLVWriter()
+        for track in tracks {
+            guard let start = sequenceStart(track.source, track.codec) else { continue }
+            let part = [FLVWriter.Track(fourCC: track.codec.fourCC, id: track.id, payload: start)]
+            if track.codec.kind == .video {
+                writer.writeEnhancedVideo(packetType: 0, timestamp: 0, multitrack: .oneTrack, tracks: part)
+            } else {
+                writer.writeEnhancedAudio(packetType: .sequenceStart, timestamp: 0, multitrack: .oneTrack, tracks: part)
+            }
+        }
+        struct Frame {
+            var codec: Codec
+            var id: UInt8
+            var packet: ElementaryStream.Packet
+
+            var order: (Int64, Int, UInt8) { (packet.dts, codec.kind == .video ? 0 : 1, id) }
+
+            /// Whether `other` can share this frame's message.
+            func groups(with other: Frame) -> Bool {
+                guard other.packet.dts == packet.dts, other.codec.kind == codec.kind else { return false }
+                if codec.kind == .video { return other.packet.isKeyframe == packet.isKeyframe }
+                return other.codec == codec
+            }
+        }
+        var frames: [Frame] = []
+        for track in tracks {
+            let shift = -(track.source.packets.map(\.dts).min() ?? 0)
+            for packet in track.source.packets {
+                var shifted = packet
+                shifted.dts += shift
+                shifted.pts += shift
+                frames.append(Frame(codec: track.codec, id: track.id, packet: shifted))
+            }
+        }
+        frames.sort { $0.order < $1.order }
+        var index = 0
+        while index < frames.count {
+            let first = frames[index]
+            var group = [first]
+            while index + group.count < frames.count, first.groups(with: frames[index + group.count]) {
+                group.append(frames[index + group.count])
+            }
+            index += group.count
+            let timestamp = UInt32(first.packet.dts)
+            if first.codec.kind == .video {
+                let parts = group.map { frame in
+                    FLVWriter.Track(
+                        fourCC: frame.codec.fourCC, id: frame.id,
+                        payload: FLVWriter.codedFrames(
+                            frame.codec.videoCodec!, compositionTime: Int32(frame.packet.pts - frame.packet.dts),
+                            frame.packet.data))
+                }
+                writer.writeEnhancedVideo(
+                    packetType: 1, frameType: first.packet.isKeyframe ? 1 : 2, timestamp: timestamp,
+                    multitrack: group.count > 1 ? .manyTracksManyCodecs : .oneTrack, tracks: parts)
+            } else {
+                let parts = group.map { FLVWriter.Track(fourCC: $0.codec.fourCC, id: $0.id, payload: $0.packet.data) }
+                writer.writeEnhancedAudio(
+                    packetType: .codedFrames, timestamp: timestamp, multitrack: group.count > 1 ? .manyTracks : .oneTrack,
+                    tracks: parts)
+            }
+        }
+        return try Fixtures.write(writer.bytes, name: name)
     }
 
     /// What the SequenceStart carries, as the specification defines it per FourCC; nil for codecs without one.

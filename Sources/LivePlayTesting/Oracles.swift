@@ -122,7 +122,12 @@ public struct ElementaryStream: Sendable {
             throw ExternalTool.Failure(command: ["ffprobe", path], status: 0, standardError: "no stream")
         }
         let base = stream.time_base.split(separator: "/").compactMap { Int64($0) }
-        let milliseconds = { (value: Int64) in base.count == 2 ? value * 1000 * base[0] / base[1] : value }
+        // Floor, not truncation: Opus starts at minus its pre-skip, and the steps must stay even across zero.
+        let milliseconds = { (value: Int64) -> Int64 in
+            guard base.count == 2 else { return value }
+            let scaled = value * 1000 * base[0]
+            return scaled >= 0 ? scaled / base[1] : -((-scaled + base[1] - 1) / base[1])
+        }
         return ElementaryStream(
             codecName: stream.codec_name, extradata: hexDump(stream.extradata ?? ""),
             sampleRate: Int(stream.sample_rate ?? "") ?? 0, channels: stream.channels ?? 0,

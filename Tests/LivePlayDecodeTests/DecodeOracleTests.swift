@@ -9,9 +9,10 @@ struct Decoded {
     var audio: [AudioFrame] = []
     var errors: [(MediaKind, DecodeError)] = []
 
-    init(_ path: String, threads: Int = 1) throws {
+    init(_ path: String, threads: Int = 1, demuxer: FLVDemuxer.Configuration = .init()) throws {
         let reader = try MediaReader(
-            path: path, options: MediaReader.Options(decodes: true, decoder: DecoderOptions(threadCount: threads)))
+            path: path,
+            options: MediaReader.Options(decodes: true, decoder: DecoderOptions(threadCount: threads), demuxer: demuxer))
         while let event = try reader.next() {
             switch event {
             case .videoFrame(let frame): video.append(frame)
