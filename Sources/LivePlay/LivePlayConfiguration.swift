@@ -39,6 +39,10 @@ public struct LivePlayConfiguration: Sendable {
     /// HTTP media on demand plays through this cache (docs/cache.md): a complete entry from disk with no
     /// request, a partial one from disk and then `Range`, a new one written as it plays. `nil`: no cache.
     public var cache: MediaCache?
+    /// The video and audio track a multitrack stream plays from the start (Enhanced RTMP v2 track ids); nil:
+    /// the lowest id. ``PlaybackControl/selectTrack(_:_:)`` changes them while playing.
+    public var videoTrack: UInt8?
+    public var audioTrack: UInt8?
     /// The threads this session shares with others (many streams in one process, `liveplay monitor`); `nil`: a
     /// thread of its own.
     public var threads: PlaybackThreadGroup?

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 public import LivePlayBuffering
-import LivePlayCore
+public import LivePlayCore
 public import LivePlayDecode
 import LivePlayTransport
 public import Logging
@@ -180,6 +180,11 @@ public final class LivePlayer: Sendable {
     /// `LIVEPLAY_EVT_CATCH_UP_SKIP`); only while a live stream plays.
     public func goToLiveEdge() {
         state.withLock { $0.control }?.goToLiveEdge()
+    }
+
+    /// Plays another track of a multitrack stream (``PlaybackControl/selectTrack(_:_:)``); only while playing.
+    public func selectTrack(_ kind: MediaKind, _ track: UInt8?) {
+        state.withLock { $0.control }?.selectTrack(kind, track)
     }
 
     /// Resumes at the newest media, as TXLivePlayer does for live streams; media on demand resumes where it

@@ -42,6 +42,8 @@ public final class LiveSession<C: SessionClock> {
     var streaming = false
     /// Turns of the play loop so far (an arrival trace says which turn took each read).
     var turns = 0
+    /// The tracks a multitrack stream plays: the configuration's, then the last asked for (kept for a read again).
+    private var tracks: (video: UInt8?, audio: UInt8?)
     /// Recordings and the arrival trace: what sees the packets taken, as they are taken.
     let taps: PacketTaps
     /// What the intake made of the element being taken: one array for every element, so taking one allocates none.
@@ -65,6 +67,7 @@ public final class LiveSession<C: SessionClock> {
     ) {
         self.url = url
         self.configuration = configuration
+        tracks = (configuration.videoTrack, configuration.audioTrack)
         self.control = control
         self.clock = clock
         self.wallClock = wallClock ?? { Date().timeIntervalSince1970 * 1000 }
@@ -152,7 +155,10 @@ public final class LiveSession<C: SessionClock> {
             defer { control.wakes(with: nil) }
             intake.readsMidFile = offset != nil
             let exit = await withTaskGroup(of: Void.self) { [offset] group in
-                group.addTask { await supervisor.run(from: offset, deliver: handoff.send) }
+                group.addTask { [tracks] in
+                    await supervisor.run(
+                        from: offset, tracks: tracks, deliver: handoff.send, trackRequests: handoff.takeTrackRequests)
+                }
                 let exit = await playLoop(handoff)
                 handoff.close()
                 group.cancelAll()
@@ -177,6 +183,14 @@ public final class LiveSession<C: SessionClock> {
             if Task.isCancelled { return .finished(.stopped) }
             turns += 1
             playOut.takeCommands()
+            for selection in playOut.requests.trackRequests {
+                handoff.request(selection)
+                switch selection.kind {
+                case .video: tracks.video = selection.track
+                case .audio: tracks.audio = selection.track
+                }
+            }
+            playOut.requests.trackRequests.removeAll()
             if let exit = applySeek() { return exit }
             while playOut.hasRoom, intake.admission.jumpTo == nil, let update = handoff.takeFirst() {
                 if let outcome = apply(update) { return .finished(outcome) }

@@ -85,7 +85,8 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
     /// A recording's file was closed and is playable (V2's `onLocalRecordComplete`): `path`, `duration_ms`, `bytes`.
     public static let recordCompleted = PlayEventCode(9015, "LIVEPLAY_EVT_RECORD_COMPLETE")
     /// A multitrack stream's tracks changed: one appeared, its configuration changed, or another one plays now
-    /// (``LivePlayer/selectTrack(_:_:)``): `tracks` (one line per track), `video_track`, `audio_track`.
+    /// (``LivePlayer/selectTrack(_:_:)``): `tracks` (a summary per track), `video_tracks` / `audio_tracks` (the ids,
+    /// space-separated), `video_track` / `audio_track` (the ones playing).
     public static let tracksChanged = PlayEventCode(9016, "LIVEPLAY_EVT_TRACKS_CHANGED")
     /// liveplay's own warning: the stream carries malformed data the demuxer skipped (a lying PreviousTagSize,
     /// an oversized tag, bad script data), reported at most once per kind every 10 s with counts.

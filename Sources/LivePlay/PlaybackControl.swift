@@ -1,5 +1,6 @@
 import Foundation
-import LivePlayCore
+public import LivePlayCore
+import LivePlayTransport
 import Synchronization
 public import LivePlayBuffering
 public import LivePlayDecode
@@ -72,6 +73,13 @@ public final class PlaybackControl: Sendable {
     /// Replaces the latency parameters (`cacheTime`, `minAutoAdjustCacheTime`, … ) while playing.
     public func setLatency(_ parameters: LatencyParameters) {
         send(.latency(parameters))
+    }
+
+    /// Plays another track of a multitrack stream (Enhanced RTMP v2; nil: the default, the lowest id): video from
+    /// that track's next keyframe, sound from its next packet, with no reconnect. `LIVEPLAY_EVT_TRACKS_CHANGED`
+    /// (9016) says when it happened.
+    public func selectTrack(_ kind: MediaKind, _ track: UInt8?) {
+        send(.track(TrackSelection(kind: kind, track: track)))
     }
 
     /// Holds playback (TXLivePlayer's `pause`); the stream keeps arriving within the buffer's limits.
@@ -257,6 +265,7 @@ enum PlaybackCommand: Sendable {
     case standbyBudget(PreloadBudget?)
     case standbyStart(MediaTimestamp)
     case switched(SwitchRequest)
+    case track(TrackSelection)
 }
 
 /// The commands of a play loop's turns, folded: the requests not yet carried out, and the settings that last.
@@ -272,6 +281,8 @@ struct PlaybackRequests {
     var settings = PlaybackSettings()
     var standby: PreloadBudget?
     var standbyStart: MediaTimestamp?
+    /// Track choices for the transport, in the order asked.
+    var trackRequests: [TrackSelection] = []
 
     mutating func fold(_ commands: [PlaybackCommand]) {
         for command in commands {
@@ -294,6 +305,7 @@ struct PlaybackRequests {
             case .switched(let request):
                 standby = nil
                 switchRequest = request
+            case .track(let selection): trackRequests.append(selection)
             }
         }
     }

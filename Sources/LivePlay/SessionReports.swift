@@ -114,8 +114,10 @@ enum Reports {
     /// 9016: the tracks of a multitrack stream, one `id codec details` line each, the playing ones marked.
     static func tracks(_ tracks: [FLVTrack]) -> Report {
         var parameters: [String: PlayEventValue] = ["tracks": .string(tracks.map(\.summary).joined(separator: "; "))]
-        for track in tracks where track.isActive {
-            parameters[track.kind == .video ? "video_track" : "audio_track"] = .int(Int64(track.id))
+        for kind in MediaKind.allCases {
+            let ofKind = tracks.filter { $0.kind == kind }
+            parameters["\(kind.rawValue)_tracks"] = .string(ofKind.map { String($0.id) }.joined(separator: " "))
+            if let active = ofKind.first(where: \.isActive) { parameters["\(kind.rawValue)_track"] = .int(Int64(active.id)) }
         }
         return Report(.tracksChanged, "tracks: " + tracks.map(\.summary).joined(separator: "; "), parameters)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LivePlayTransport
 import Synchronization
 
 /// A bounded queue between the transport task and the play loop: the sender waits when it is full (bytes
@@ -13,6 +14,8 @@ final class TransportHandoff<Element: Sendable>: Sendable {
         var senders: [UnsafeContinuation<Void, Never>] = []
         var doorbell: UnsafeContinuation<Void, Never>?
         var closed = false
+        /// The play loop's track choices, for the transport to take before it demuxes its next read.
+        var trackRequests: [TrackSelection] = []
     }
 
     private let queue = Mutex(Queue())
@@ -129,6 +132,20 @@ final class TransportHandoff<Element: Sendable>: Sendable {
         // The timer calls back on this same thread, so it has either run or not started: cancelled, it cannot
         // ring a later wait's doorbell.
         if let token { timer.cancelTimer(token) }
+    }
+
+    /// Hands a track choice back to the transport (the one thing that flows that way): taken with
+    /// ``takeTrackRequests()`` before the transport demuxes its next read.
+    func request(_ selection: TrackSelection) {
+        queue.withLock { $0.trackRequests.append(selection) }
+    }
+
+    func takeTrackRequests() -> [TrackSelection] {
+        queue.withLock { queue in
+            guard !queue.trackRequests.isEmpty else { return [] }
+            defer { queue.trackRequests.removeAll() }
+            return queue.trackRequests
+        }
     }
 
     /// Wakes the receiver waiting now, if any, as an item would (a control request, which should not wait for the media).

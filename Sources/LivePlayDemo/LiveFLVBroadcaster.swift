@@ -100,10 +100,10 @@ final class LiveFLVBroadcaster {
         if let metadata = program.metadata {
             FLVTagWriter.write(type: 18, timestamp: timestamp, body: metadata, into: &head)
         }
-        if let video = program.videoSequenceHeader {
+        for video in program.videoSequenceHeaders {
             FLVTagWriter.write(type: 9, timestamp: timestamp, body: video, into: &head)
         }
-        if let audio = program.audioSequenceHeader {
+        for audio in program.audioSequenceHeaders {
             FLVTagWriter.write(type: 8, timestamp: timestamp, body: audio, into: &head)
         }
         // The stamp goes last: its stream time is the latest tick's, at or after every cached tag.

@@ -22,10 +22,11 @@ public struct LiveFLVProgram: Sendable {
     /// The body of the `onMetaData` script tag with `duration` and `filesize` removed (a live stream has
     /// neither), if the file has one.
     public var metadata: ByteBuffer?
-    /// The first video sequence header (AVCDecoderConfigurationRecord, HEVC or Enhanced RTMP SequenceStart).
-    public var videoSequenceHeader: ByteBuffer?
-    /// The first audio sequence header (AAC AudioSpecificConfig).
-    public var audioSequenceHeader: ByteBuffer?
+    /// The video sequence headers before the first media (AVCDecoderConfigurationRecord, HEVC or Enhanced RTMP
+    /// SequenceStart): one, or one per track of a multitrack stream. Every new viewer gets them all.
+    public var videoSequenceHeaders: [ByteBuffer]
+    /// The audio sequence headers before the first media (AAC AudioSpecificConfig, Enhanced RTMP SequenceStart).
+    public var audioSequenceHeaders: [ByteBuffer]
     /// Media tags in file order. End-of-sequence tags are dropped: looping must not end the decoder's
     /// sequence (ffmpeg's FLV muxer writes one at the end of H.264 files).
     public var tags: [MediaTag]
@@ -38,7 +39,7 @@ public struct LiveFLVProgram: Sendable {
     /// The typical distance between video frames (audio frames for audio-only files), in milliseconds.
     public var frameInterval: UInt32
 
-    public var hasVideo: Bool { videoSequenceHeader != nil || tags.contains { $0.type == 9 } }
+    public var hasVideo: Bool { !videoSequenceHeaders.isEmpty || tags.contains { $0.type == 9 } }
 
     /// How far timestamps advance per loop: the file's duration plus one frame interval, so the first tag
     /// of the next loop follows the last tag of this one as the next frame would.
@@ -59,18 +60,19 @@ public struct LiveFLVProgram: Sendable {
         var splitter = FLVTagSplitter()
         splitter.append(bytes)
         var metadata: ByteBuffer?
-        var videoSequenceHeader: ByteBuffer?
-        var audioSequenceHeader: ByteBuffer?
+        var videoSequenceHeaders: [ByteBuffer] = []
+        var audioSequenceHeaders: [ByteBuffer] = []
         var tags: [MediaTag] = []
         while let tag = try splitter.nextTag() {
             guard let body = tag.body else { continue }
             switch Self.classify(type: tag.type, body: body) {
             case .metadata where metadata == nil:
                 metadata = Self.liveMetadata(body)
-            case .videoSequenceHeader where videoSequenceHeader == nil:
-                videoSequenceHeader = body
-            case .audioSequenceHeader where audioSequenceHeader == nil:
-                audioSequenceHeader = body
+            // Sequence headers before any media are the stream's; a later one is a change, sent where it is.
+            case .videoSequenceHeader where tags.isEmpty:
+                if !videoSequenceHeaders.contains(body) { videoSequenceHeaders.append(body) }
+            case .audioSequenceHeader where tags.isEmpty:
+                if !audioSequenceHeaders.contains(body) { audioSequenceHeaders.append(body) }
             case .endOfSequence:
                 continue
             case let role:
@@ -89,8 +91,8 @@ public struct LiveFLVProgram: Sendable {
         streamHeader.writeInteger(UInt32(0))
         self.streamHeader = streamHeader
         self.metadata = metadata
-        self.videoSequenceHeader = videoSequenceHeader
-        self.audioSequenceHeader = audioSequenceHeader
+        self.videoSequenceHeaders = videoSequenceHeaders
+        self.audioSequenceHeaders = audioSequenceHeaders
         self.tags = tags
         self.fileBytes = bytes
         self.firstTimestamp = tags.map(\.timestamp).min()!
@@ -100,6 +102,30 @@ public struct LiveFLVProgram: Sendable {
 
     enum Role: Equatable {
         case metadata, videoSequenceHeader, audioSequenceHeader, endOfSequence, keyframe, media
+    }
+
+    /// An Enhanced RTMP v2 packet type with its ModEx wrappers (7) and multitrack header (`multitrack`: 6 for
+    /// video, 5 for audio) unwrapped; nil when the header is cut short.
+    static func exPacketType(_ first: UInt8, _ body: ByteBuffer, multitrack: UInt8) -> UInt8? {
+        var packetType = first
+        var index = body.readerIndex + 1
+        while packetType == 7 {
+            guard var size = body.getInteger(at: index, as: UInt8.self).map({ Int($0) + 1 }) else { return nil }
+            index += 1
+            if size == 256 {
+                guard let wide = body.getInteger(at: index, as: UInt16.self) else { return nil }
+                size = Int(wide) + 1
+                index += 2
+            }
+            index += size
+            guard let next = body.getInteger(at: index, as: UInt8.self) else { return nil }
+            packetType = next & 0x0F
+            index += 1
+        }
+        if packetType == multitrack {
+            return body.getInteger(at: index, as: UInt8.self).map { $0 & 0x0F }
+        }
+        return packetType
     }
 
     /// What a tag is, from its first body bytes (§E.4.2.1, §E.4.3.1, Enhanced RTMP v1/v2).
@@ -115,8 +141,8 @@ public struct LiveFLVProgram: Sendable {
             return .metadata
         case 9:
             if first & 0x80 != 0 {
-                // Enhanced RTMP: FrameType in bits 4-6, PacketType in bits 0-3.
-                switch first & 0x0F {
+                // Enhanced RTMP: FrameType in bits 4-6, PacketType in bits 0-3 (behind ModEx and multitrack).
+                switch exPacketType(first & 0x0F, body, multitrack: 6) {
                 case 0: return .videoSequenceHeader
                 case 2: return .endOfSequence
                 case 1, 3: return (first >> 4) & 0x07 == 1 ? .keyframe : .media
@@ -135,7 +161,7 @@ public struct LiveFLVProgram: Sendable {
         case 8:
             let format = first >> 4
             if format == 10, second == 0 { return .audioSequenceHeader }
-            if format == 9, first & 0x0F == 0 { return .audioSequenceHeader }
+            if format == 9, exPacketType(first & 0x0F, body, multitrack: 5) == 0 { return .audioSequenceHeader }
             return .media
         default:
             return .media

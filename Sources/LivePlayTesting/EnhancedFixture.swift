@@ -211,6 +211,29 @@ public struct EnhancedFixture: Sendable {
         return try Fixtures.write(writer.bytes, name: name)
     }
 
+    /// The multitrack stream the tests share: AV1 320x240 (track 0) and VP9 256x144 (track 1) renditions of the
+    /// same picture, and two Opus tracks at 440 Hz (0) and 880 Hz (1), `seconds` long, keyframes once a second.
+    public struct Renditions: Sendable {
+        public var path: String
+        /// The elementary sources of video tracks 0 and 1, and of audio tracks 0 and 1.
+        public var videoSources: [String]
+        public var audioSources: [String]
+        /// Indexes of the keyframes (the same in both renditions).
+        public var keyframes: [Int]
+    }
+
+    public static func renditions(seconds: Int = 4) throws -> Renditions {
+        let (av1Path, av1) = try elementary(.av1, seconds: seconds)
+        let (vp9Path, vp9) = try elementary(.vp9, seconds: seconds, size: "256x144")
+        let (lowPath, low) = try elementary(.opus, seconds: seconds, tone: 440)
+        let (highPath, high) = try elementary(.opus, seconds: seconds, tone: 880)
+        let path = try multitrack(
+            [(.av1, av1, 0), (.vp9, vp9, 1), (.opus, low, 0), (.opus, high, 1)], name: "ertmp-multitrack")
+        return Renditions(
+            path: path, videoSources: [av1Path, vp9Path], audioSources: [lowPath, highPath],
+            keyframes: vp9.packets.enumerated().filter(\.element.isKeyframe).map(\.offset))
+    }
+
     /// What the SequenceStart carries, as the specification defines it per FourCC; nil for codecs without one.
     public static func sequenceStart(_ source: ElementaryStream, _ codec: Codec) -> [UInt8]? {
         switch codec {

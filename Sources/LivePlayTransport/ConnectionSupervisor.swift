@@ -1,4 +1,4 @@
-import LivePlayCore
+public import LivePlayCore
 public import LivePlayFLV
 public import Logging
 
@@ -18,6 +18,18 @@ public enum SupervisorEvent: Sendable {
     case lost(TransportError, ReconnectPolicy.Action)
     /// The stream finished by design.
     case finished
+}
+
+/// Which track of a multitrack stream (Enhanced RTMP v2) plays for one media kind; `track` nil is the default
+/// (the lowest id). Chosen by the play loop, carried out by the demuxer of every connection from then on.
+public struct TrackSelection: Sendable, Hashable {
+    public var kind: MediaKind
+    public var track: UInt8?
+
+    public init(kind: MediaKind, track: UInt8?) {
+        self.kind = kind
+        self.track = track
+    }
 }
 
 /// How fast media must arrive: below ``minimum`` of real time, measured over ``window`` once the playback is
@@ -97,17 +109,31 @@ public struct ConnectionSupervisor: Sendable {
     /// until the stream finishes, the policy gives up, the bytes are not FLV, `deliver` refuses an event, or
     /// the task is cancelled.
     ///
-    /// - Parameter deliver: hands one event to the play loop, waiting while it is full (backpressure);
-    ///   `false` stops.
-    public func run(from offset: Int64?, deliver: (SupervisorEvent) async -> Bool) async {
+    /// - Parameters:
+    ///   - tracks: the tracks to play from the start (nil: each kind's default).
+    ///   - deliver: hands one event to the play loop, waiting while it is full (backpressure); `false` stops.
+    ///   - trackRequests: the play loop's track choices since it was last asked, polled before each read is
+    ///     demuxed; they hold for later connections too.
+    public func run(
+        from offset: Int64?, tracks: (video: UInt8?, audio: UInt8?) = (nil, nil),
+        deliver: (SupervisorEvent) async -> Bool, trackRequests: () -> [TrackSelection] = { [] }
+    ) async {
         var policy = policy
         var attempt = 0
+        var tracks = tracks
         while !Task.isCancelled {
             guard await deliver(.attempt(attempt)) else { return }
             let connection = offset.flatMap(source.makeConnection(startingAt:)) ?? source.makeConnection()
-            var reading = ConnectionReading(limits: goodput)
+            var reading = ConnectionReading(limits: goodput, tracks: tracks)
             do throws(TransportError) {
                 while let event = try await connection.next() {
+                    for request in trackRequests() {
+                        reading.select(request)
+                        switch request.kind {
+                        case .video: tracks.video = request.track
+                        case .audio: tracks.audio = request.track
+                        }
+                    }
                     let (elements, failure): ([FLVElement], FLVError?)
                     switch event {
                     case .bytes(let bytes):
@@ -155,7 +181,7 @@ public struct ConnectionSupervisor: Sendable {
 /// One connection's framing and goodput: the FLV demuxer its bytes go through, and how fast media arrives.
 private struct ConnectionReading {
     let limits: GoodputLimits
-    private var demuxer = FLVDemuxer()
+    private var demuxer: FLVDemuxer
     private var meter: GoodputMeter
     /// Media received, summed from plausible timestamp steps, so a jump in the timestamps is not goodput.
     private var progress = MediaProgress()
@@ -163,9 +189,14 @@ private struct ConnectionReading {
     /// Media bytes this connection delivered so far.
     var byteCount = 0
 
-    init(limits: GoodputLimits) {
+    init(limits: GoodputLimits, tracks: (video: UInt8?, audio: UInt8?)) {
         self.limits = limits
         meter = GoodputMeter(window: limits.measuredOver)
+        demuxer = FLVDemuxer(configuration: FLVDemuxer.Configuration(videoTrack: tracks.video, audioTrack: tracks.audio))
+    }
+
+    mutating func select(_ selection: TrackSelection) {
+        demuxer.select(selection.kind, track: selection.track)
     }
 
     /// The elements `bytes` complete (each packet counts towards goodput), and the error that stopped the

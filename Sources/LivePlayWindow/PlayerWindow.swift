@@ -64,6 +64,8 @@ public final class PlayerWindow: VideoSink, Sendable {
         case toggleOverlay
         /// `n` / `p`: the next or the previous stream of a list.
         case nextStream, previousStream
+        /// `v` / `a`: the next video or audio track of a multitrack stream.
+        case nextVideoTrack, nextAudioTrack
         /// `q`, Escape, or the window closed.
         case quit
     }

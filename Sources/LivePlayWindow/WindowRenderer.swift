@@ -258,6 +258,8 @@ final class WindowRenderer {
         case Int(SDLK_i.rawValue): return .toggleOverlay
         case Int(SDLK_n.rawValue): return .nextStream
         case Int(SDLK_p.rawValue): return .previousStream
+        case Int(SDLK_v.rawValue): return .nextVideoTrack
+        case Int(SDLK_a.rawValue): return .nextAudioTrack
         default: return nil
         }
     }

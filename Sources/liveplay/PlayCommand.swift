@@ -78,6 +78,12 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Media on demand: start this many seconds in (at the keyframe at or before).")
     var start: Double?
 
+    @Option(parsing: .unconditional, help: "Multitrack streams (Enhanced RTMP v2): the video track id to play (default: the lowest; `v` in the window steps through them).")
+    var videoTrack: UInt8?
+
+    @Option(parsing: .unconditional, help: "Multitrack streams: the audio track id to play (default: the lowest; `a` in the window).")
+    var audioTrack: UInt8?
+
     @Flag(help: "Probe: transport, demux and timing figures without decoding (cheap monitoring).")
     var noDecode = false
 
@@ -276,7 +282,7 @@ struct PlayCommand: AsyncParsableCommand {
                     rotation: RenderRotation(rawValue: outputs.rotation) ?? .rotation0)
                 player.setVideoSink(VideoFanOut([presented, opened.window] + sinks.video))
                 player.setAudioSink(opened.sound)
-                player.listener = WindowStatus(report, window: opened.window)
+                player.listener = WindowStatus(report, frontEnd: opened)
                 frontEnd = opened
             } catch {
                 Standard.error("liveplay: cannot open a window: \(error.message)")
@@ -367,6 +373,8 @@ struct PlayCommand: AsyncParsableCommand {
             enableMetaData: metadata, decodes: !noDecode,
             transport: transport, latency: latency)
         configuration.startPosition = start.map { .seconds($0) }
+        configuration.videoTrack = videoTrack
+        configuration.audioTrack = audioTrack
         configuration.recording = outputs.recording
         if usesMediaCache || mediaCache.mediaCacheDir != nil { configuration.cache = try mediaCache.open() }
         return configuration

@@ -20,6 +20,7 @@ final class WindowFrontEnd: Sendable {
         var volume = 100
         var rotation: RenderRotation
         var streamStep: (@Sendable (Int) -> Void)?
+        var tracks = TrackRing()
     }
 
     /// Opens the window and the sound device; `stop` ends playback on `q`, Escape or closing the window.
@@ -43,6 +44,11 @@ final class WindowFrontEnd: Sendable {
         actions.set { [self] action in
             if case .quit = action { stop.fire(.interrupted) } else { perform(action) }
         }
+    }
+
+    /// A multitrack stream's tracks, from `LIVEPLAY_EVT_TRACKS_CHANGED`: what `v` and `a` step through.
+    func tracksChanged(_ event: PlayEvent) {
+        state.withLock { $0.tracks = TrackRing(event) }
     }
 
     /// `n` / `p` go to `step` with +1 / −1 (a list of streams, ``StreamSwitcher``).
@@ -88,6 +94,9 @@ final class WindowFrontEnd: Sendable {
             state.withLock { $0.streamStep }?(1)
         case .previousStream:
             state.withLock { $0.streamStep }?(-1)
+        case .nextVideoTrack, .nextAudioTrack:
+            let kind: MediaKind = action == .nextVideoTrack ? .video : .audio
+            if let next = state.withLock({ $0.tracks.next(kind) }) { player.selectTrack(kind, next) }
         case .toggleOverlay, .quit:
             break
         }
@@ -126,13 +135,17 @@ final class WindowStatus: LivePlayListener, Sendable {
     private let report: RunReport
     private let window: PlayerWindow
 
-    init(_ report: RunReport, window: PlayerWindow) {
+    private let tracksChanged: @Sendable (PlayEvent) -> Void
+
+    init(_ report: RunReport, frontEnd: WindowFrontEnd) {
         self.report = report
-        self.window = window
+        window = frontEnd.window
+        tracksChanged = { [weak frontEnd] in frontEnd?.tracksChanged($0) }
     }
 
     func onPlayEvent(_ event: PlayEvent) {
         report.onPlayEvent(event)
+        if event.code == .tracksChanged { tracksChanged(event) }
         switch event.code {
         case .playLoading: window.setStatus("loading…")
         case .reconnect: window.setStatus("reconnecting…")
@@ -155,5 +168,27 @@ final class WindowStatus: LivePlayListener, Sendable {
             String(format: "%.0f FPS  %d KBIT/S", status.videoFPS, status.videoBitrateKbps + status.audioBitrateKbps),
             String(format: "%@  RATE %.2f  STUTTERS %d", status.mode.uppercased(), status.rate, status.stutters),
         ]
+    }
+}
+
+/// The tracks of each kind and the one playing, as the last `LIVEPLAY_EVT_TRACKS_CHANGED` listed them.
+struct TrackRing {
+    private var ids: [MediaKind: [UInt8]] = [:]
+    private var playing: [MediaKind: UInt8] = [:]
+
+    init() {}
+
+    init(_ event: PlayEvent) {
+        for kind in MediaKind.allCases {
+            ids[kind] = event.parameters["\(kind.rawValue)_tracks"]?.description.split(separator: " ").compactMap { UInt8($0) }
+            if case .int(let id)? = event.parameters["\(kind.rawValue)_track"] { playing[kind] = UInt8(clamping: id) }
+        }
+    }
+
+    /// The track after the one playing, round the list; nil when there is no other.
+    func next(_ kind: MediaKind) -> UInt8? {
+        guard let list = ids[kind], list.count > 1 else { return nil }
+        let index = playing[kind].flatMap(list.firstIndex(of:)) ?? -1
+        return list[(index + 1) % list.count]
     }
 }

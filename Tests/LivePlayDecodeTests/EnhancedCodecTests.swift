@@ -61,19 +61,14 @@ func expectInterior(_ ours: [String], equals expected: [String]) throws {
     }
 
     static func material() throws -> Material {
-        let (av1Path, av1) = try EnhancedFixture.elementary(.av1, seconds: 4)
-        let (vp9Path, vp9) = try EnhancedFixture.elementary(.vp9, seconds: 4, size: "256x144")
-        let (lowPath, low) = try EnhancedFixture.elementary(.opus, seconds: 4, tone: 440)
-        let (highPath, high) = try EnhancedFixture.elementary(.opus, seconds: 4, tone: 880)
-        let path = try EnhancedFixture.multitrack(
-            [(.av1, av1, 0), (.vp9, vp9, 1), (.opus, low, 0), (.opus, high, 1)], name: "ertmp-multitrack")
-        let keyframes = vp9.packets.enumerated().filter(\.element.isKeyframe).map(\.offset)
-        #expect(keyframes == av1.packets.enumerated().filter(\.element.isKeyframe).map(\.offset))
+        let renditions = try EnhancedFixture.renditions()
+        let av1Keyframes = try ElementaryStream.read(renditions.videoSources[0]).packets.enumerated()
+        #expect(renditions.keyframes == av1Keyframes.filter(\.element.isKeyframe).map(\.offset))
         return Material(
-            path: path,
-            videoHashes: try [av1Path, vp9Path].map { try Oracle.frameHashes($0, video: true) },
-            audioHashes: try [lowPath, highPath].map { try Oracle.frameHashes($0, video: false).map(\.md5) },
-            keyframes: keyframes)
+            path: renditions.path,
+            videoHashes: try renditions.videoSources.map { try Oracle.frameHashes($0, video: true) },
+            audioHashes: try renditions.audioSources.map { try Oracle.frameHashes($0, video: false).map(\.md5) },
+            keyframes: renditions.keyframes)
     }
 
     private func hashes(_ decoded: Decoded) -> [FrameHash] {

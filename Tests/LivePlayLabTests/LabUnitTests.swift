@@ -44,9 +44,10 @@ import Testing
 
     @Test func programSeparatesHeadersAndDropsEndOfSequence() throws {
         let program = try program()
-        let video = try #require(program.videoSequenceHeader)
+        #expect(program.videoSequenceHeaders.count == 1)
+        let video = try #require(program.videoSequenceHeaders.first)
         #expect(video.getInteger(at: video.readerIndex + 1, as: UInt8.self) == 0)
-        #expect(program.audioSequenceHeader != nil)
+        #expect(program.audioSequenceHeaders.count == 1)
         var decoder = AMF0Decoder(Array(try #require(program.metadata).readableBytesView))
         let values = try decoder.decodeAll()
         #expect(values.first == .string("onMetaData"))

@@ -111,7 +111,7 @@ import Testing
         let low = try LiveFLVProgram(contentsOfFile: try Fixture.renditionLow.path())
         var writer = FLVWriter()
         func append(_ program: LiveFLVProgram, from start: UInt32) {
-            for header in [program.videoSequenceHeader, program.audioSequenceHeader].compactMap({ $0 }) {
+            for header in program.videoSequenceHeaders + program.audioSequenceHeaders {
                 writer.writeTag(type: header.getInteger(at: header.readerIndex, as: UInt8.self) == 0x17 ? 9 : 8,
                                 timestamp: start, body: Array(buffer: header))
             }

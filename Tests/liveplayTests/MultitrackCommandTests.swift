@@ -1,0 +1,27 @@
+import Foundation
+import LivePlayTesting
+import Testing
+
+@testable import liveplay
+
+/// `--video-track` / `--audio-track` on a multitrack file (Enhanced RTMP v2): the named tracks play from the
+/// start, and the JSON log lists the tracks.
+@Suite struct MultitrackCommandTests {
+    @Test func theNamedTracksPlayFromTheStart() throws {
+        let renditions = try EnhancedFixture.renditions()
+        let output = try Binary.run([renditions.path, "--json", "--video-track", "1", "--audio-track", "1", "--frames", "5"])
+        #expect(output.status == 0, "\(output.standardError)")
+        let lines = try EventLogTests.lines(output.text)
+        let lists = lines.filter { $0["code"] as? Int == 9016 }.compactMap { $0["params"] as? [String: Any] }
+        let last = try #require(lists.last)
+        #expect(last["video_tracks"] as? String == "0 1")
+        #expect(last["audio_tracks"] as? String == "0 1")
+        #expect(last["video_track"] as? Int == 1)
+        #expect(last["audio_track"] as? Int == 1)
+        let sizes = lines.filter { $0["code"] as? Int == 2009 }.compactMap { $0["message"] as? String }
+        #expect(sizes == ["256x144"])
+        // Without the options the lowest ids play.
+        let plain = try EventLogTests.lines(try Binary.run([renditions.path, "--json", "--frames", "5"]).text)
+        #expect(plain.filter { $0["code"] as? Int == 2009 }.compactMap { $0["message"] as? String } == ["320x240"])
+    }
+}
