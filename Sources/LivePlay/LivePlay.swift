@@ -77,7 +77,8 @@
 // | Swift's cooperative pool (`…default-qos`, one per core) | the Swift runtime | tasks with no executor preference: a front end's own, the runs of players and pools (``OwnedTasks``), `stopPlay`'s wait, a `switchStream`'s | the process's |
 //
 // Between them: `HTTPBodyReceiver` (event loop → supervisor, bounded: past 512 KiB the event loop stops reading the
-// socket), ``TransportHandoff`` (supervisor → play loop, bounded, so the transport keeps its backpressure),
+// socket), ``TransportHandoff`` (supervisor → play loop, bounded, so the transport keeps its backpressure; the one
+// thing going back, a multitrack stream's track choice, waits under the same `Mutex` for the supervisor's next read),
 // `ByteHandoff` (the librtmp thread → the supervisor), a writer queue per sink and recording, ``UpdateDelivery`` (play
 // loop → listener, bounded, dropping net status first) and the control's mailbox (any thread → play loop). Every
 // `@unchecked Sendable` type says why on the line above it; there are at most 15 in the product modules
