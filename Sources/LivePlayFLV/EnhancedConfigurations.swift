@@ -155,7 +155,9 @@ enum VPXKeyframeSize {
         guard frame.count >= 10, frame[0] & 0x01 == 0, frame[3] == 0x9D, frame[4] == 0x01, frame[5] == 0x2A else {
             throw FLVError(.malformedConfiguration, "VP8 keyframe has no start code")
         }
-        return (Int(frame[6]) | Int(frame[7] & 0x3F) << 8, Int(frame[8]) | Int(frame[9] & 0x3F) << 8)
+        let size = (Int(frame[6]) | Int(frame[7] & 0x3F) << 8, Int(frame[8]) | Int(frame[9] & 0x3F) << 8)
+        guard size.0 > 0, size.1 > 0 else { throw FLVError(.malformedConfiguration, "VP8 keyframe of size 0") }
+        return size
     }
 
     /// VP9 (VP9 bitstream specification §6.2): frame marker, profile, frame type, the sync code, the colour
@@ -269,7 +271,7 @@ public struct FLVMultichannelConfig: Sendable, Hashable {
         23: 1 << 40,  // BottomFrontRight
     ]
 
-    init(parsing body: ArraySlice<UInt8>) throws(FLVError) {
+    public init(parsing body: ArraySlice<UInt8>) throws(FLVError) {
         var reader = ConfigurationByteReader(Array(body), structure: "MultichannelConfig")
         let order = try reader.uint8("audioChannelOrder")
         channelCount = Int(try reader.uint8("channelCount"))

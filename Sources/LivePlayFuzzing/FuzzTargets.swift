@@ -40,11 +40,13 @@ public enum FuzzTargets {
     }
 
     /// The codec configuration records and parameter sets: the first byte picks the parser. A record that
-    /// parses must serialize back to bytes that parse to the same record.
+    /// parses must serialize back to bytes that parse to the same record; the Enhanced RTMP ones (av1C with
+    /// its sequence header, VP8 / VP9 keyframe headers, Opus's ID header, FLAC's STREAMINFO, an AC-3 syncframe,
+    /// MultichannelConfig) must not trap or claim an empty picture.
     public static func codecConfiguration(_ input: [UInt8]) -> String? {
         guard let selector = input.first else { return nil }
         let body = input.dropFirst()
-        switch selector % 6 {
+        switch selector % 12 {
         case 0:
             if let record = try? AVCDecoderConfigurationRecord(parsing: body),
                 (try? AVCDecoderConfigurationRecord(parsing: record.serialized())) != record
@@ -60,6 +62,32 @@ public enum FuzzTargets {
         case 2: _ = try? H264SequenceParameterSet(parsing: body)
         case 3: _ = try? HEVCSequenceParameterSet(parsing: body)
         case 4: _ = try? AudioSpecificConfig(parsing: body)
+        case 6:
+            if let video = try? VideoCodecConfiguration.av1(record: Array(body.prefix(32)), keyframe: Array(body.dropFirst(32))),
+                video.width < 0 || video.height < 0
+            {
+                return "av1C gave a negative size: \(video)"
+            }
+        case 7, 8:
+            let codec: VideoCodec = selector % 12 == 7 ? .vp9 : .vp8
+            if let video = try? VideoCodecConfiguration.vpx(codec, record: Array(body.prefix(12)), keyframe: Array(body.dropFirst(12))),
+                video.width <= 0 || video.height <= 0
+            {
+                return "\(codec) keyframe gave an empty picture: \(video)"
+            }
+        case 9:
+            if let audio = try? AudioCodecConfiguration.opus(header: Array(body)), audio.channels <= 0 {
+                return "Opus header gave no channels: \(audio)"
+            }
+        case 10:
+            if let audio = try? AudioCodecConfiguration.flac(header: Array(body)), audio.channels <= 0 || audio.sampleRate <= 0 {
+                return "STREAMINFO gave no sound: \(audio)"
+            }
+        case 11:
+            if let audio = AudioCodecConfiguration.dolby(frame: body), audio.channels <= 0 || audio.sampleRate <= 0 {
+                return "AC-3 header gave no sound: \(audio)"
+            }
+            _ = try? FLVMultichannelConfig(parsing: body)
         default:
             let packet = EncodedPacket(kind: .video, dts: .zero, pts: .zero, isKeyframe: true, payload: Array(body))
             _ = SEIMessages.userData(in: packet, codec: selector & 0x80 == 0 ? .h264 : .hevc, nalLengthSize: 4)
