@@ -244,6 +244,18 @@ struct FLVTagParser: Sendable {
         var track = videoTracks[unit.track] ?? VideoTrack(codec: unit.fourCC)
         if track.codec != unit.fourCC { track = VideoTrack(codec: unit.fourCC) }
         var configurationChanged = false
+        if isKeyframe, track.configuration == nil, unit.fourCC == .h264 || unit.fourCC == .hevc,
+            let record = Self.inBandRecord(unit.fourCC, keyframe: unit.body),
+            let configuration = try? unit.fourCC == .h264
+                ? VideoCodecConfiguration.avc(record: record) : VideoCodecConfiguration.hevc(record: record)
+        {
+            // No sequence header came, but the keyframe carries its parameter sets (GStreamer's x264enc, a server
+            // that never sends the header to a late joiner): the record a muxer would have written. A real
+            // sequence header later takes over.
+            track.record = record
+            track.configuration = configuration
+            configurationChanged = true
+        }
         if isKeyframe, track.configuration?.width ?? 0 == 0, unit.fourCC != .h264, unit.fourCC != .hevc {
             // VP8 / VP9 keyframes carry their size; an AV1 keyframe its sequence header.
             do {
@@ -291,6 +303,33 @@ struct FLVTagParser: Sendable {
                 EncodedPacket(
                     kind: .video, dts: dts, pts: dts + Int64(compositionTime), isKeyframe: isKeyframe,
                     payload: Array(unit.body))))
+    }
+
+    /// The avcC / hvcC built from the SPS / PPS (/ VPS) a keyframe carries in-band, with 4-byte NAL lengths
+    /// (what FLV's muxers write); nil when the keyframe does not walk as such or lacks a set.
+    private static func inBandRecord(_ codec: VideoCodec, keyframe: ArraySlice<UInt8>) -> [UInt8]? {
+        var sets: [Int: [[UInt8]]] = [:]
+        var index = keyframe.startIndex
+        while index < keyframe.endIndex {
+            guard keyframe.endIndex - index >= 5 else { return nil }
+            let length = keyframe[index..<index + 4].reduce(0) { $0 << 8 | Int($1) }
+            index += 4
+            guard length > 0, length <= keyframe.endIndex - index else { return nil }
+            let header = keyframe[index]
+            let type = codec == .h264 ? Int(header & 0x1F) : Int(header >> 1 & 0x3F)
+            if (codec == .h264 ? [7, 8] : [32, 33, 34]).contains(type), sets[type, default: []].count < 16 {
+                sets[type, default: []].append(Array(keyframe[index..<index + length]))
+            }
+            index += length
+        }
+        if codec == .h264 {
+            guard let sps = sets[7], let pps = sets[8] else { return nil }
+            return try? AVCDecoderConfigurationRecord(sequenceParameterSets: sps, pictureParameterSets: pps).serialized()
+        }
+        guard let vps = sets[32], let sps = sets[33], let pps = sets[34] else { return nil }
+        return try? HEVCDecoderConfigurationRecord(
+            videoParameterSets: vps, sequenceParameterSets: sps, pictureParameterSets: pps
+        ).serialized()
     }
 
     /// An av1C with no configOBUs (4:2:0, 8-bit, profile 0), for a stream that sent only keyframes: the sequence
