@@ -111,6 +111,9 @@ public enum FLVVideoFourCC: UInt32, Sendable, CaseIterable {
         self = fourCC
     }
 
+    /// The four characters (`av01`).
+    public var name: String { fourCCString(rawValue) }
+
     public var codec: VideoCodec {
         switch self {
         case .avc1: .h264
@@ -136,6 +139,9 @@ public enum FLVAudioFourCC: UInt32, Sendable, CaseIterable {
         guard let fourCC = Self.allCases.first(where: { $0.codec == codec }) else { return nil }
         self = fourCC
     }
+
+    /// The four characters (`Opus`).
+    public var name: String { fourCCString(rawValue) }
 
     public var codec: AudioCodec {
         switch self {

@@ -88,7 +88,7 @@ final class RTMPSession {
         try emit(.connected(serverAddress: address.description))
 
         startWatchdog()
-        guard RTMP_Connect1(rtmp, nil) != 0 else { throw readFailure() }
+        guard RTMPConnectCommand.handshakeAndConnect(rtmp) else { throw readFailure() }
         logger.debug("RTMP handshake done, connect sent")
         try emit(.handshakeDone)
 
