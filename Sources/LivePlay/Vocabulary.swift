@@ -24,6 +24,9 @@ public typealias Redaction = LivePlayCore.Redaction
 
 // What the FLV demuxer finds (LivePlayFLV).
 public typealias FLVDemuxer = LivePlayFLV.FLVDemuxer
+public typealias FLVTrack = LivePlayFLV.FLVTrack
+public typealias FLVVideoFourCC = LivePlayFLV.FLVVideoFourCC
+public typealias FLVAudioFourCC = LivePlayFLV.FLVAudioFourCC
 public typealias FLVElement = LivePlayFLV.FLVElement
 public typealias FLVFileHeader = LivePlayFLV.FLVFileHeader
 public typealias FLVMetadata = LivePlayFLV.FLVMetadata

@@ -13,6 +13,8 @@ public struct EncodedPacket: Sendable, Hashable {
     }
     /// The payload's size in bytes, kept by ``droppingPayload()``.
     public private(set) var size: Int
+    /// The track of a multitrack stream (Enhanced RTMP v2) it belongs to; 0 in a stream of one track per kind.
+    public var track: UInt8 = 0
 
     public init(kind: MediaKind, dts: MediaTimestamp, pts: MediaTimestamp, isKeyframe: Bool, payload: [UInt8]) {
         self.kind = kind
@@ -28,6 +30,7 @@ public struct EncodedPacket: Sendable, Hashable {
     public func droppingPayload() -> EncodedPacket {
         var packet = EncodedPacket(kind: kind, dts: dts, pts: pts, isKeyframe: isKeyframe, payload: [])
         packet.size = size
+        packet.track = track
         return packet
     }
 }

@@ -23,15 +23,19 @@ public struct FLVDemuxer: Sendable {
         /// The video / audio track of a multitrack stream to play; nil plays the lowest id.
         public var videoTrack: UInt8?
         public var audioTrack: UInt8?
+        /// Hands out the packets of every track, each with its ``EncodedPacket/track`` (a listing such as
+        /// `inspect --packets`), not only the playing ones'; configurations stay the playing tracks'.
+        public var allTracks: Bool
 
         public init(
             maximumTagSize: Int = 8 << 20, maximumAMFDepth: Int = AMF0Decoder.defaultMaximumDepth,
-            videoTrack: UInt8? = nil, audioTrack: UInt8? = nil
+            videoTrack: UInt8? = nil, audioTrack: UInt8? = nil, allTracks: Bool = false
         ) {
             self.maximumTagSize = maximumTagSize
             self.maximumAMFDepth = maximumAMFDepth
             self.videoTrack = videoTrack
             self.audioTrack = audioTrack
+            self.allTracks = allTracks
         }
     }
 
@@ -66,7 +70,7 @@ public struct FLVDemuxer: Sendable {
         self.configuration = configuration
         self.parser = FLVTagParser(
             maximumAMFDepth: configuration.maximumAMFDepth, videoTrack: configuration.videoTrack,
-            audioTrack: configuration.audioTrack)
+            audioTrack: configuration.audioTrack, allTracks: configuration.allTracks)
     }
 
     /// Switches a multitrack stream's `kind` to `track` (nil: back to the default): video at that track's next

@@ -134,6 +134,14 @@ public struct FLVTrack: Sendable, Hashable {
     /// Whether this is the track that plays.
     public var isActive: Bool
 
+    /// The FourCC the track's codec has in Enhanced RTMP (`av01`, `Opus`).
+    public var fourCC: String? {
+        switch kind {
+        case .video: VideoCodec(rawValue: codec).flatMap(FLVVideoFourCC.init(codec:))?.name
+        case .audio: AudioCodec(rawValue: codec).flatMap(FLVAudioFourCC.init(codec:))?.name
+        }
+    }
+
     public init(
         kind: MediaKind, id: UInt8, codec: String, video: VideoCodecConfiguration?, audio: AudioCodecConfiguration?,
         isActive: Bool

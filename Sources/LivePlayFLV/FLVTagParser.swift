@@ -26,6 +26,8 @@ struct FLVTagParser: Sendable {
     private var reportedModExTypes: Set<UInt8> = []
     private var sawVideoPacket = false
     private var audioIsSilent = false
+    /// Every track's packets go out, not only the playing ones'.
+    private let allTracks: Bool
 
     private struct VideoTrack {
         var codec: VideoCodec
@@ -50,8 +52,9 @@ struct FLVTagParser: Sendable {
         var body: ArraySlice<UInt8>
     }
 
-    init(maximumAMFDepth: Int, videoTrack: UInt8? = nil, audioTrack: UInt8? = nil) {
+    init(maximumAMFDepth: Int, videoTrack: UInt8? = nil, audioTrack: UInt8? = nil, allTracks: Bool = false) {
         self.maximumAMFDepth = maximumAMFDepth
+        self.allTracks = allTracks
         requestedVideo = videoTrack
         requestedAudio = audioTrack
     }
@@ -276,9 +279,13 @@ struct FLVTagParser: Sendable {
         }
         if unit.track != activeVideo {
             // A switch happens at the asked-for track's keyframe, so the picture never shows a broken frame.
-            guard unit.track == requestedVideo, isKeyframe, let configuration = track.configuration else { return }
-            activeVideo = unit.track
-            elements.append(.videoConfiguration(configuration))
+            if unit.track == requestedVideo, isKeyframe, let configuration = track.configuration {
+                activeVideo = unit.track
+                elements.append(.videoConfiguration(configuration))
+            } else {
+                if allTracks { elements.append(.packet(videoPacket(unit, frameType, dts, compositionTime))) }
+                return
+            }
         } else if configurationChanged, let configuration = track.configuration {
             elements.append(.videoConfiguration(configuration))
         }
@@ -298,11 +305,17 @@ struct FLVTagParser: Sendable {
                         offset: offset)))
         }
         sawVideoPacket = true
-        elements.append(
-            .packet(
-                EncodedPacket(
-                    kind: .video, dts: dts, pts: dts + Int64(compositionTime), isKeyframe: isKeyframe,
-                    payload: Array(unit.body))))
+        elements.append(.packet(videoPacket(unit, frameType, dts, compositionTime)))
+    }
+
+    private func videoPacket(
+        _ unit: Unit<VideoCodec>, _ frameType: UInt8, _ dts: MediaTimestamp, _ compositionTime: Int32
+    ) -> EncodedPacket {
+        var packet = EncodedPacket(
+            kind: .video, dts: dts, pts: dts + Int64(compositionTime),
+            isKeyframe: frameType == FLVVideoFrameType.keyframe.rawValue, payload: Array(unit.body))
+        packet.track = unit.track
+        return packet
     }
 
     /// The avcC / hvcC built from the SPS / PPS (/ VPS) a keyframe carries in-band, with 4-byte NAL lengths
@@ -639,9 +652,13 @@ struct FLVTagParser: Sendable {
         }
         if unit.track != activeAudio {
             // Audio tracks share the timeline: the asked-for one takes over at its next packet, without a gap.
-            guard unit.track == requestedAudio, let configuration = track.configuration else { return }
-            activeAudio = unit.track
-            elements.append(.audioConfiguration(configuration))
+            if unit.track == requestedAudio, let configuration = track.configuration {
+                activeAudio = unit.track
+                elements.append(.audioConfiguration(configuration))
+            } else {
+                if allTracks { elements.append(.packet(audioPacket(unit, timestamp))) }
+                return
+            }
         }
         if track.configuration == nil, !track.reportedMissingConfiguration {
             audioTracks[unit.track]?.reportedMissingConfiguration = true
@@ -649,8 +666,13 @@ struct FLVTagParser: Sendable {
             elements.append(.warning(FLVError(.missingConfiguration, what, offset: offset)))
         }
         audioIsSilent = false
-        elements.append(
-            .packet(EncodedPacket(kind: .audio, dts: timestamp, pts: timestamp, isKeyframe: true, payload: Array(unit.body))))
+        elements.append(.packet(audioPacket(unit, timestamp)))
+    }
+
+    private func audioPacket(_ unit: Unit<AudioCodec>, _ timestamp: MediaTimestamp) -> EncodedPacket {
+        var packet = EncodedPacket(kind: .audio, dts: timestamp, pts: timestamp, isKeyframe: true, payload: Array(unit.body))
+        packet.track = unit.track
+        return packet
     }
 
     private mutating func reportUnsupportedAudio(_ what: String, offset: Int64, into elements: inout [FLVElement]) {

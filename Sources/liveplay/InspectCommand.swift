@@ -76,18 +76,33 @@ struct InspectCommand: AsyncParsableCommand {
         let reader: MediaReader
         do {
             reader = try MediaReader(
-                path: path, options: MediaReader.Options(decodes: frames, decoder: DecoderOptions(threadCount: threads)))
+                path: path,
+                options: MediaReader.Options(
+                    decodes: frames, decoder: DecoderOptions(threadCount: threads),
+                    demuxer: FLVDemuxer.Configuration(allTracks: packets && !frames)))
         } catch {
             throw failure(error)
         }
         var output = OutputBuffer()
         var span = PacketSpan()
+        // Which track plays, and each track's FourCC, as the stream said: for the packet lines.
+        var playing: [MediaKind: UInt8] = [:]
+        var codecs: [TrackKey: String] = [:]
         do {
             while !output.isClosed, let event = try reader.next() {
                 switch event {
                 case .element(.packet(let packet)):
-                    span.add(packet)
-                    if packets { output.write(Self.packetLine(packet)) }
+                    if packet.track == playing[packet.kind] ?? 0 { span.add(packet) }
+                    if packets { output.write(Self.packetLine(packet, codec: codecs[TrackKey(packet.kind, packet.track)])) }
+                case .element(.videoConfiguration(let video)):
+                    codecs[TrackKey(.video, playing[.video] ?? 0)] = FLVVideoFourCC(codec: video.codec)?.name
+                case .element(.audioConfiguration(let audio)):
+                    codecs[TrackKey(.audio, playing[.audio] ?? 0)] = FLVAudioFourCC(codec: audio.codec)?.name
+                case .element(.tracks(let tracks)):
+                    for track in tracks {
+                        codecs[TrackKey(track.kind, track.id)] = track.fourCC
+                        if track.isActive { playing[track.kind] = track.id }
+                    }
                 case .element(.warning(let warning)):
                     Standard.error("warning: \(warning)")
                 case .videoFrame(let frame):
@@ -167,14 +182,27 @@ struct InspectCommand: AsyncParsableCommand {
         }
     }
 
-    static func packetLine(_ packet: EncodedPacket) -> String {
+    static func packetLine(_ packet: EncodedPacket, codec: String?) -> String {
         var line = JSONLine()
         line.add("stream", packet.kind.rawValue)
         line.add("dts_ms", packet.dts.milliseconds)
         line.add("pts_ms", packet.pts.milliseconds)
         line.add("key", packet.isKeyframe)
         line.add("size", packet.size)
+        line.add("track", Int(packet.track))
+        if let codec { line.add("fourcc", codec) }
         return line.line
+    }
+
+    /// A track of one kind.
+    struct TrackKey: Hashable {
+        var kind: MediaKind
+        var id: UInt8
+
+        init(_ kind: MediaKind, _ id: UInt8) {
+            self.kind = kind
+            self.id = id
+        }
     }
 
     static func frameLine(_ frame: VideoFrame) -> String {

@@ -25,3 +25,25 @@ import Testing
         #expect(plain.filter { $0["code"] as? Int == 2009 }.compactMap { $0["message"] as? String } == ["320x240"])
     }
 }
+
+extension MultitrackCommandTests {
+    /// `inspect --packets` lists every track's packets with its id and FourCC.
+    @Test func inspectListsEveryTracksPackets() throws {
+        let renditions = try EnhancedFixture.renditions()
+        let output = try Binary.run(["inspect", renditions.path, "--packets"])
+        #expect(output.status == 0, "\(output.standardError)")
+        let lines = try output.text.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        var counts: [String: Int] = [:]
+        for line in lines {
+            let key = "\(line["stream"] ?? "") \(line["track"] ?? "") \(line["fourcc"] ?? "")"
+            counts[key, default: 0] += 1
+        }
+        let sources = try (renditions.videoSources + renditions.audioSources).map { try ElementaryStream.read($0).packets.count }
+        #expect(counts == [
+            "video 0 av01": sources[0], "video 1 vp09": sources[1], "audio 0 Opus": sources[2], "audio 1 Opus": sources[3],
+        ])
+        #expect(output.standardError.contains("video: av1 320x240"), "\(output.standardError)")
+    }
+}
