@@ -47,3 +47,31 @@ extension MultitrackCommandTests {
         #expect(output.standardError.contains("video: av1 320x240"), "\(output.standardError)")
     }
 }
+
+extension MultitrackCommandTests {
+    /// AV1 + Opus recorded: MP4 carries them packet for packet; FFmpeg 5.1's FLV muxer cannot, which is said as
+    /// `unsupported` (9102) while playback goes on.
+    @Test func aV2StreamRecordsIntoMP4AndFLVSaysUnsupported() throws {
+        let (av1Source, av1) = try EnhancedFixture.elementary(.av1)
+        let (_, opus) = try EnhancedFixture.elementary(.opus)
+        let path = try EnhancedFixture.multitrack([(.av1, av1, 0), (.opus, opus, 0)], name: "ertmp-av1-opus")
+        let directory = NSTemporaryDirectory() + "liveplay-record-v2-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+
+        let mp4 = try Binary.run([path, "--record", "\(directory)/out.mp4", "--json"])
+        #expect(mp4.status == 0, "\(mp4.standardError)")
+        let streams = try ExternalTool.check(
+            "ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", "\(directory)/out.mp4"]
+        ).text.split(separator: "\n").map(String.init)
+        #expect(streams.sorted() == ["av1", "opus"])
+        let remux = try Fixtures.make(name: "ertmp-av1-remux", extension: "mp4", ["-i", av1Source, "-c", "copy", "-f", "mp4"])
+        #expect(try RecordCommandTests.videoPackets("\(directory)/out.mp4") == RecordCommandTests.videoPackets(remux))
+
+        let flv = try Binary.run([path, "--record", "\(directory)/out.flv", "--json"])
+        #expect(flv.status == ExitStatus.ioError, "\(flv.standardError)")
+        let warning = try #require(flv.text.split(separator: "\n").first { $0.contains("\"code\":9102") }, "\(flv.text)")
+        #expect(warning.contains("unsupported"), "\(warning)")
+        #expect(try EdgeTests.codes(flv.text).contains(2006), "playback went on to the end")
+    }
+}
