@@ -27,6 +27,8 @@ struct MediaIntake {
         case audioConfiguration(AudioCodecConfiguration)
         /// Metadata named a video codec: playback waits for a picture.
         case videoAnnounced
+        /// The colour description of the pictures from this session time on (nil: none).
+        case colorInfo(VideoColorInfo?, from: MediaTimestamp)
     }
 
     /// What the stream has shown of itself so far.
@@ -120,6 +122,9 @@ struct MediaIntake {
             expectsVideo = expectsVideo || header.hasVideo
         case .tracks(let tracks):
             steps.append(.report(Reports.tracks(tracks)))
+        case .colorInfo(let info, let timestamp):
+            steps.append(.colorInfo(info, from: timestamp + timelineOffset))
+            if enableMetaData { steps.append(.report(Reports.colorInfo(info))) }
         case .endOfSequence:
             break
         }

@@ -133,6 +133,8 @@ final class PlayOut {
             if decodes { take(decoding.received(audio)) }
         case .videoAnnounced:
             engine.expectsVideo = true
+        case .colorInfo(let info, let from):
+            presenter.colorChanged(to: info, from: from)
         case .report(let report):
             reporter.report(report)
         case .mediaArrived:

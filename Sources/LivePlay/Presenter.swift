@@ -29,6 +29,8 @@ final class Presenter {
     private var fadingIn = false
     var renderMode = RenderMode.fillEdge
     var rotation = RenderRotation.rotation0
+    /// `colorInfo` changes in stream order, each from its session time on; those behind the last shown picture go.
+    private var colorChanges: [(from: MediaTimestamp, info: VideoColorInfo?)] = []
     /// The last picture shown (``LivePlayer/snapshot()``).
     private(set) var lastShown: VideoFrame?
     private var video = PresentationQueue<VideoFrame>(capacity: 16)
@@ -188,12 +190,22 @@ final class Presenter {
     ) -> VideoFrame {
         framesShown += 1
         lastShown = frame
-        videoSink?.present(
-            frame,
-            timing: FrameTiming(
-                pts: pts, position: position, rate: rate, droppedBefore: droppedBefore, renderMode: renderMode,
-                rotation: rotation))
+        var timing = FrameTiming(
+            pts: pts, position: position, rate: rate, droppedBefore: droppedBefore, renderMode: renderMode,
+            rotation: rotation)
+        if !colorChanges.isEmpty {
+            while colorChanges.count > 1, colorChanges[1].from <= pts { colorChanges.removeFirst() }
+            if colorChanges[0].from <= pts { timing.colorInfo = colorChanges[0].info }
+        }
+        videoSink?.present(frame, timing: timing)
         return frame
+    }
+
+    /// The stream's `colorInfo` for the pictures from `from` on.
+    func colorChanged(to info: VideoColorInfo?, from: MediaTimestamp) {
+        // A stream sending colorInfo and no pictures must not grow this without bound.
+        if colorChanges.count >= 64 { colorChanges.removeFirst() }
+        colorChanges.append((from, info))
     }
 
     private func presentAudio(at position: MediaTimestamp, rate: Double) {

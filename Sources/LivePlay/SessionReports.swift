@@ -122,6 +122,24 @@ enum Reports {
         return Report(.tracksChanged, "tracks: " + tracks.map(\.summary).joined(separator: "; "), parameters)
     }
 
+    /// `PLAY_EVT_GET_METADATA` (2028, with `enableMetaData`) for Enhanced RTMP's `colorInfo` video metadata.
+    static func colorInfo(_ info: VideoColorInfo?) -> Report {
+        var parameters: [String: PlayEventValue] = [:]
+        if let info {
+            for (key, value) in [
+                ("bitDepth", info.bitDepth), ("colorPrimaries", info.colorPrimaries),
+                ("transferCharacteristics", info.transferCharacteristics),
+                ("matrixCoefficients", info.matrixCoefficients), ("maxCLL", info.maxContentLightLevel),
+                ("maxFall", info.maxFrameAverageLightLevel),
+            ] {
+                if let value { parameters[key] = .int(Int64(value)) }
+            }
+            for (key, value) in info.masteringDisplay { parameters[key] = .double(value) }
+            parameters["hdr"] = .bool(info.isHDR)
+        }
+        return Report(.getMetadata, info == nil ? "colorInfo reset" : "colorInfo", parameters)
+    }
+
     static func scriptMessage(_ message: FLVDataMessage) -> Report {
         Report(
             .getMessage, message.name,

@@ -43,6 +43,8 @@ public struct FrameTiming: Sendable, Hashable {
     /// sink that draws: the player itself never scales or rotates the frame.
     public var renderMode: RenderMode
     public var rotation: RenderRotation
+    /// The stream's `colorInfo` (Enhanced RTMP) in effect for this picture, when it sent one.
+    public var colorInfo: VideoColorInfo?
 
     public init(
         pts: MediaTimestamp, position: MediaTimestamp, rate: Double, droppedBefore: Int,

@@ -10,6 +10,8 @@ public struct StreamDescription: Sendable {
     public var metadata: FLVMetadata?
     /// A multitrack stream's tracks (Enhanced RTMP v2); empty for a stream of one track per kind.
     public var tracks: [FLVTrack] = []
+    /// The latest Enhanced RTMP `colorInfo` (colour description, HDR levels); nil when none or reset.
+    public var colorInfo: VideoColorInfo?
     public var videoPacketCount = 0
     public var audioPacketCount = 0
     public var keyframeCount = 0
@@ -38,6 +40,7 @@ public struct StreamDescription: Sendable {
         case .audioConfiguration(let configuration): audio = configuration
         case .metadata(let metadata): self.metadata = metadata
         case .tracks(let tracks): self.tracks = tracks
+        case .colorInfo(let info, _): colorInfo = info
         case .warning: warningCount += 1
         case .packet(let packet):
             lastTimestamp = max(lastTimestamp ?? packet.dts, packet.dts)

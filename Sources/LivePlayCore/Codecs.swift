@@ -98,3 +98,34 @@ public struct AudioCodecConfiguration: Sendable, Hashable {
         self.channelMask = channelMask
     }
 }
+
+/// Enhanced RTMP's `colorInfo` video metadata: the colour description and HDR levels of the pictures that follow,
+/// until the next one (the codes are ITU-T H.273's, as the codecs' own headers use them).
+public struct VideoColorInfo: Sendable, Hashable {
+    public var bitDepth: Int?
+    public var colorPrimaries: Int?
+    public var transferCharacteristics: Int?
+    public var matrixCoefficients: Int?
+    /// Content light levels (cd/m²): `maxCLL` and `maxFall`.
+    public var maxContentLightLevel: Int?
+    public var maxFrameAverageLightLevel: Int?
+    /// Mastering display colour volume (`hdrMdcv`): `redX` … `whitePointY`, `maxLuminance`, `minLuminance`.
+    public var masteringDisplay: [String: Double]
+
+    public init(
+        bitDepth: Int? = nil, colorPrimaries: Int? = nil, transferCharacteristics: Int? = nil,
+        matrixCoefficients: Int? = nil, maxContentLightLevel: Int? = nil, maxFrameAverageLightLevel: Int? = nil,
+        masteringDisplay: [String: Double] = [:]
+    ) {
+        self.bitDepth = bitDepth
+        self.colorPrimaries = colorPrimaries
+        self.transferCharacteristics = transferCharacteristics
+        self.matrixCoefficients = matrixCoefficients
+        self.maxContentLightLevel = maxContentLightLevel
+        self.maxFrameAverageLightLevel = maxFrameAverageLightLevel
+        self.masteringDisplay = masteringDisplay
+    }
+
+    /// Whether the pictures are HDR: PQ (16) or HLG (18) transfer.
+    public var isHDR: Bool { transferCharacteristics == 16 || transferCharacteristics == 18 }
+}

@@ -303,3 +303,23 @@ public struct FLVMultichannelConfig: Sendable, Hashable {
         }
     }
 }
+
+extension VideoColorInfo {
+    /// The `colorInfo` object (Enhanced RTMP v2, "Metadata Frame"): `colorConfig`, `hdrCll`, `hdrMdcv`; nil for
+    /// Undefined or an object with none of them (the specification's reset).
+    public init?(amf value: AMF0Value) {
+        let config = value["colorConfig"]
+        let light = value["hdrCll"]
+        let mastering = value["hdrMdcv"]?.properties ?? []
+        guard config != nil || light != nil || !mastering.isEmpty else { return nil }
+        let integer = { (object: AMF0Value?, key: String) in object?[key]?.numberValue.flatMap { Int(exactly: $0.rounded()) } }
+        self.init(
+            bitDepth: integer(config, "bitDepth"), colorPrimaries: integer(config, "colorPrimaries"),
+            transferCharacteristics: integer(config, "transferCharacteristics"),
+            matrixCoefficients: integer(config, "matrixCoefficients"), maxContentLightLevel: integer(light, "maxCLL"),
+            maxFrameAverageLightLevel: integer(light, "maxFall"),
+            masteringDisplay: Dictionary(
+                mastering.compactMap { property in property.value.numberValue.map { (property.key, $0) } },
+                uniquingKeysWith: { first, _ in first }))
+    }
+}

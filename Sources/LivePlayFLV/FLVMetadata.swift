@@ -117,6 +117,9 @@ public enum FLVElement: Sendable, Hashable {
     /// A multitrack stream's tracks (Enhanced RTMP v2), whenever one appears, its configuration changes or the
     /// playing one changes. Only the playing track of each kind has its configurations and packets handed out.
     case tracks([FLVTrack])
+    /// Enhanced RTMP video metadata: `colorInfo` for the pictures from `timestamp` on; nil resets it (Undefined or
+    /// an empty object).
+    case colorInfo(VideoColorInfo?, at: MediaTimestamp)
     /// A recoverable problem; demuxing goes on.
     case warning(FLVError)
 }

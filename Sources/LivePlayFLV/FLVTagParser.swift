@@ -198,7 +198,11 @@ struct FLVTagParser: Sendable {
                 if unit.track == activeVideo || activeVideo == nil,
                     let message = decodeDataMessage(Array(unit.body), timestamp: dts, offset: offset)
                 {
-                    elements.append(.dataMessage(message))
+                    if message.name == "colorInfo" {
+                        elements.append(.colorInfo(message.arguments.first.flatMap(VideoColorInfo.init(amf:)), at: dts))
+                    } else {
+                        elements.append(.dataMessage(message))
+                    }
                 }
             case .mpeg2TSSequenceStart:
                 // AV1's MPEG-2 TS descriptor: the av1C sequence start says the same and is what decoders take.

@@ -148,8 +148,8 @@ import Testing
         let elements = try demuxAll(writer.bytes)
         #expect(elements.warnings.isEmpty, "\(elements.warnings)")
         #expect(elements.packets.filter { $0.kind == .video }.isEmpty)
-        let messages = elements.compactMap { if case .dataMessage(let message) = $0 { message } else { nil } }
-        #expect(messages.map(\.name) == ["colorInfo"])
+        let colours = elements.compactMap { if case .colorInfo(let info, _) = $0 { info } else { nil } }
+        #expect(colours == [VideoColorInfo(transferCharacteristics: 16)])
         let silences = elements.enumerated().filter { $0.element == .endOfSequence(.audio) }.map(\.offset)
         #expect(silences.count == 3)
         let audioPackets = elements.enumerated().filter { if case .packet = $0.element { true } else { false } }.map(\.offset)
