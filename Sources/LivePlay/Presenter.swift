@@ -29,6 +29,8 @@ final class Presenter {
     private var fadingIn = false
     var renderMode = RenderMode.fillEdge
     var rotation = RenderRotation.rotation0
+    /// The down-mix for a sink that takes fewer channels than the stream has, for the layout it was made for.
+    private var downmix: StereoDownmix?
     /// `colorInfo` changes in stream order, each from its session time on; those behind the last shown picture go.
     private var colorChanges: [(from: MediaTimestamp, info: VideoColorInfo?)] = []
     /// The last picture shown (``LivePlayer/snapshot()``).
@@ -237,21 +239,28 @@ final class Presenter {
     }
 
     private func play(_ frame: AudioFrame, pts: MediaTimestamp, rate: Double, to sink: any AudioSink) {
-        if stretcher?.sampleRate != frame.sampleRate || stretcher?.channels != frame.channels {
-            stretcher = AudioTimeStretcher(sampleRate: frame.sampleRate, channels: frame.channels)
+        var input = frame.interleavedFloat32()
+        var channels = frame.channels
+        if let limit = sink.maximumChannels, channels > max(2, limit) {
+            if downmix?.matches(frame) != true { downmix = StereoDownmix(frame) }
+            input = downmix!.apply(input)
+            channels = 2
+        }
+        if stretcher?.sampleRate != frame.sampleRate || stretcher?.channels != channels {
+            stretcher = AudioTimeStretcher(sampleRate: frame.sampleRate, channels: channels)
         }
         guard var stretcher else { return }
         let held = stretcher.latency
         stretcher.rate = rate
-        var samples = stretcher.process(frame.interleavedFloat32())
+        var samples = stretcher.process(input)
         self.stretcher = stretcher
         guard !samples.isEmpty else { return }
-        applyVolume(to: &samples, channels: frame.channels, sampleRate: frame.sampleRate)
+        applyVolume(to: &samples, channels: channels, sampleRate: frame.sampleRate)
         if measuresLevel { for sample in samples { audioPeak = max(audioPeak, abs(sample)) } }
         lastPlayedAudio = pts
         sink.play(
             AudioSamples(
                 pts: MediaTimestamp(milliseconds: pts.milliseconds - held.milliseconds), sampleRate: frame.sampleRate,
-                channels: frame.channels, samples: samples, rate: rate))
+                channels: channels, samples: samples, rate: rate))
     }
 }

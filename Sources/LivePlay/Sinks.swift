@@ -23,10 +23,15 @@ public protocol AudioSink: AnyObject {
     /// The sound stops here (the player switched to another stream): a sink still holding sound not yet heard
     /// lets it go, fading out over a few milliseconds so the cut does not click. Nothing by default.
     func fadeOutUnplayed()
+
+    /// The most channels the sink takes: more are down-mixed to stereo (``StereoDownmix``) before it gets them.
+    /// `nil` (the default): the stream's channels, however many.
+    var maximumChannels: Int? { get }
 }
 
 extension AudioSink {
     public func fadeOutUnplayed() {}
+    public var maximumChannels: Int? { nil }
 }
 
 /// When and how a frame was presented.

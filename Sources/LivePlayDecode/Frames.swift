@@ -124,6 +124,9 @@ public struct AudioFrame: Sendable {
     public let sampleCount: Int
     /// libavutil's sample format name (`fltp`, `s16`, …).
     public let sampleFormat: String
+    /// The speakers, as libavutil's `AV_CH_*` mask, when the decoder names them in native order (AC-3, E-AC-3,
+    /// AAC, FLAC, Opus's mapping family 1); nil when only the count is known.
+    public let channelMask: UInt64?
 
     init(buffer: FrameBuffer, pts: MediaTimestamp) {
         self.buffer = buffer
@@ -133,6 +136,15 @@ public struct AudioFrame: Sendable {
         channels = Int(frame.ch_layout.nb_channels)
         sampleCount = Int(frame.nb_samples)
         sampleFormat = av_get_sample_fmt_name(AVSampleFormat(frame.format)).map { String(cString: $0) } ?? "unknown"
+        channelMask = frame.ch_layout.order == AV_CHANNEL_ORDER_NATIVE ? frame.ch_layout.u.mask : nil
+    }
+
+    /// The layout as libavutil names it (`5.1(side)`, `stereo`), or the channel count.
+    public var layoutName: String {
+        var layout = buffer.frame.pointee.ch_layout
+        var name = [CChar](repeating: 0, count: 64)
+        guard av_channel_layout_describe(&layout, &name, name.count) > 0 else { return "\(channels) channels" }
+        return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Reads sample `index` of `channel` as a Float in [-1, 1), whatever the native format.

@@ -11,6 +11,9 @@ import Synchronization
 /// the device plays. Volume and mute are applied by the player to the samples (with a ramp, no click) before they
 /// arrive here. The device opens at the first sound's rate and channel count and reopens if they change.
 public final class DeviceAudioSink: AudioSink, Sendable {
+    /// Stereo: multichannel sound is down-mixed before it reaches the device (``StereoDownmix``).
+    public var maximumChannels: Int? { 2 }
+
     /// The device and its format. SDL is called under it (the play loop queues, ``close()`` may come from another
     /// thread), so the device cannot close between reading its id and queueing; SDL's own audio thread pulls from
     /// the queue under the device's lock and calls nothing of ours.
