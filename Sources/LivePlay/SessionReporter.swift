@@ -189,7 +189,7 @@ final class SessionReporter {
         case .streamBegin:
             reached(\.streamBegan)
             report(Reports.streamBegan)
-        case .onDemand, .remoteFile, .bytes, .tags, .serverStatus:
+        case .onDemand, .remoteFile, .bytes, .tags, .serverStatus, .moveRequested:
             break
         }
     }

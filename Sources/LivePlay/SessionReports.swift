@@ -140,6 +140,16 @@ enum Reports {
         return Report(.getMetadata, info == nil ? "colorInfo reset" : "colorInfo", parameters)
     }
 
+    /// 9017: a server's reconnect request, carried out.
+    static func reconnectRequested(to tcUrl: String?) -> Report {
+        guard let tcUrl else {
+            return Report(.reconnectRequested, "the server asked for a reconnect: reconnecting", [:])
+        }
+        let shown = Redaction.url(tcUrl)
+        return Report(
+            .reconnectRequested, "the server asked for a reconnect: moving to \(shown)", ["tc_url": .string(shown)])
+    }
+
     static func scriptMessage(_ message: FLVDataMessage) -> Report {
         Report(
             .getMessage, message.name,

@@ -51,6 +51,8 @@ extension LiveSession {
             }
         case .finished:
             playOut.finish(.ended)
+        case .moved(let tcUrl):
+            reporter.report(Reports.reconnectRequested(to: tcUrl))
         }
         return nil
     }

@@ -183,6 +183,20 @@ public final class MisbehavingServer: @unchecked Sendable {
 
         /// The server side of the plain RTMP handshake (RTMP specification 1.0, §5.2): reads C0 and C1,
         /// sends S0, S1 and S2 (an echo of C1), reads C2.
+        /// Reads one message of chunk stream 3 in 128-byte chunks (the player's `connect`, the first message after
+        /// the handshake) and decodes its AMF0 values.
+        public func readCommand() throws -> [AMF0Value] {
+            let header = try read(12)
+            let length = Int(header[4]) << 16 | Int(header[5]) << 8 | Int(header[6])
+            var body: [UInt8] = []
+            while body.count < length {
+                if !body.isEmpty { _ = try read(1) }  // the type 3 header between chunks
+                body += try read(min(128, length - body.count))
+            }
+            var decoder = AMF0Decoder(body)
+            return try decoder.decodeAll()
+        }
+
         public func acceptRTMPHandshake() throws {
             let c0c1 = try read(1 + 1536)
             var s1 = [UInt8](repeating: 0, count: 1536)

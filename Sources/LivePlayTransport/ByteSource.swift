@@ -27,6 +27,10 @@ public enum TransportEvent: Sendable, Hashable {
     /// FLV tags that arrived already framed, in order (RTMP's media messages): no FLV header, no bytes to
     /// parse again.
     case tags([FLVTag])
+    /// The server asked the player to reconnect (Enhanced RTMP's `NetConnection.Connect.ReconnectRequest`), to
+    /// `tcUrl` when it named one. The connection ends right after it, before the stream's next keyframe, so the
+    /// next connection picks up at that keyframe: a planned move, not a loss.
+    case moveRequested(tcUrl: String?)
 
     /// The media this event carries, counted as an FLV byte stream would carry it (so HTTP-FLV and RTMP
     /// report received bytes alike); 0 for the others.
@@ -61,10 +65,15 @@ public protocol ByteSource: Sendable {
     /// reads on from that tag; a server that ignores the range sends the whole file, which reads as usual.
     /// `nil` when the source cannot start anywhere but at its beginning (a live stream).
     func makeConnection(startingAt offset: Int64) -> (any ByteConnection)?
+
+    /// The same stream from the application at `tcUrl` (a server's reconnect request); nil when the source
+    /// cannot move (then the move reconnects to where it was).
+    func moved(toTcUrl tcUrl: String) -> (any ByteSource)?
 }
 
 extension ByteSource {
     public func makeConnection(startingAt offset: Int64) -> (any ByteConnection)? { nil }
+    public func moved(toTcUrl tcUrl: String) -> (any ByteSource)? { nil }
 }
 
 /// A file an HTTP server sends, as its response head describes it (RFC 9110 §8.8, §14.4): enough for a cache to

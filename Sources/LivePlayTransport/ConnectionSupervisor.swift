@@ -18,6 +18,9 @@ public enum SupervisorEvent: Sendable {
     case lost(TransportError, ReconnectPolicy.Action)
     /// The stream finished by design.
     case finished
+    /// The server asked for a reconnect (Enhanced RTMP's ReconnectRequest), to `tcUrl` when given: the connection
+    /// ended before a keyframe and the next attempt follows at once, outside the retry budget.
+    case moved(tcUrl: String?)
 }
 
 /// Which track of a multitrack stream (Enhanced RTMP v2) plays for one media kind; `track` nil is the default
@@ -121,9 +124,11 @@ public struct ConnectionSupervisor: Sendable {
         var policy = policy
         var attempt = 0
         var tracks = tracks
+        var source = source
         while !Task.isCancelled {
             guard await deliver(.attempt(attempt)) else { return }
             let connection = offset.flatMap(source.makeConnection(startingAt:)) ?? source.makeConnection()
+            var move: String??
             var reading = ConnectionReading(limits: goodput, tracks: tracks)
             do throws(TransportError) {
                 while let event = try await connection.next() {
@@ -140,6 +145,9 @@ public struct ConnectionSupervisor: Sendable {
                         (elements, failure) = reading.demux(bytes, at: now())
                     case .tags(let tags):
                         (elements, failure) = (reading.demux(tags, at: now()), nil)
+                    case .moveRequested(let tcUrl):
+                        move = .some(tcUrl)
+                        continue
                     default:
                         guard await deliver(.event(event)) else { return await connection.close() }
                         continue
@@ -159,6 +167,12 @@ public struct ConnectionSupervisor: Sendable {
                     }
                 }
                 await connection.close()
+                if let move {
+                    // A planned move: no loss, no retry counted, no delay; the same stream from the new application.
+                    if let tcUrl = move, let moved = source.moved(toTcUrl: tcUrl) { source = moved }
+                    guard await deliver(.moved(tcUrl: move)) else { return }
+                    continue
+                }
                 _ = await deliver(.finished)
                 return
             } catch {

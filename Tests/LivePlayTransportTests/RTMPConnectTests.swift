@@ -7,25 +7,12 @@ import Testing
 
 /// The `connect` command as a server receives it: librtmp's fields, and Enhanced RTMP v2's capabilities.
 @Suite struct RTMPConnectTests {
-    /// Reads the first message after the handshake (one chunk stream, 128-byte chunks) and decodes its AMF0.
-    static func readConnect(_ peer: MisbehavingServer.Peer) throws -> [AMF0Value] {
-        let header = try peer.read(12)
-        let length = Int(header[4]) << 16 | Int(header[5]) << 8 | Int(header[6])
-        var body: [UInt8] = []
-        while body.count < length {
-            if !body.isEmpty { _ = try peer.read(1) }  // the type 3 header between chunks
-            body += try peer.read(min(128, length - body.count))
-        }
-        var decoder = AMF0Decoder(body)
-        return try decoder.decodeAll()
-    }
-
     @Test func connectAdvertisesEveryFourCCLiveplayDecodesAndItsExtendedCapabilities() async throws {
         let received = Locked<[AMF0Value]?>(nil)
         let server = try MisbehavingServer(
             .script { peer in
                 try peer.acceptRTMPHandshake()
-                received.set(try Self.readConnect(peer))
+                received.set(try peer.readCommand())
                 peer.shutDown()
             })
         defer { server.stop() }
@@ -48,7 +35,7 @@ import Testing
         #expect(video.allSatisfy { $0.key != "vvc1" }, "no VVC decoder here")
         let audio = try #require(object["audioFourCcInfoMap"]?.properties)
         #expect(audio.count == 6 && audio.allSatisfy { $0.value == .number(1) })
-        // Multitrack, ModEx and TimestampNanoOffset; not Reconnect, which is not acted on yet.
-        #expect(object["capsEx"] == .number(14))
+        // Reconnect, Multitrack, ModEx and TimestampNanoOffset.
+        #expect(object["capsEx"] == .number(15))
     }
 }

@@ -45,6 +45,8 @@ struct RTMPSourceTests {
                     kinds.append("remoteFile")
                 case .serverStatus:
                     break
+                case .moveRequested:
+                    kinds.append("moveRequested")
                 case .bytes(let bytes):
                     if kinds.last != "bytes" { kinds.append("bytes") }
                     demuxer.append(bytes)

@@ -10,9 +10,9 @@ import LivePlayFLV
 enum RTMPConnectCommand {
     /// `FourCcInfoMask.CanDecode`.
     static let canDecode = 1.0
-    /// `CapsExMask`: Multitrack (2), ModEx (4) and TimestampNanoOffset (8). Reconnect (1) is not claimed: a
-    /// server's `NetConnection.Connect.ReconnectRequest` is not acted on yet.
-    static let capsEx = 2.0 + 4.0 + 8.0
+    /// `CapsExMask`: Reconnect (1: a server's `NetConnection.Connect.ReconnectRequest` is carried out),
+    /// Multitrack (2), ModEx (4) and TimestampNanoOffset (8).
+    static let capsEx = 1.0 + 2.0 + 4.0 + 8.0
 
     static var videoFourCCs: [String] {
         FLVVideoFourCC.allCases.filter(\.codec.isSupported).map(\.name)

@@ -25,6 +25,9 @@ final class RTMPSession {
     /// librtmp keeps pointers into the URL it parsed, so this copy lives as long as the `RTMP*`.
     private var urlCopy: UnsafeMutablePointer<CChar>?
     private var hasStreamBegun = false
+    /// A server's reconnect request being carried out: its `tcUrl` (nil: the same), and the media time it came at.
+    private var pendingMove: (tcUrl: String?, at: UInt32?)?
+    private var sawVideo = false
     /// Unfinished messages by chunk stream: what librtmp has allocated and how much it has filled.
     private var unfinished: [Int: (bodySize: Int, bytesRead: Int)] = [:]
 
@@ -268,6 +271,13 @@ final class RTMPSession {
                     for item in media { policy.recordMedia(type: item.type, timestamp: item.timestamp) }
                 }
             }
+            if pendingMove != nil, let end = moveEnd(in: tags) {
+                // What came before the keyframe plays on; the next connection starts at it.
+                if end > 0 { try emit(.tags(Array(tags[..<end]))) }
+                try emit(.moveRequested(tcUrl: pendingMove?.tcUrl))
+                return .finished
+            }
+            if tags.contains(where: { $0.type == 9 }) { sawVideo = true }
             if !tags.isEmpty { try emit(.tags(tags)) }
         }
         return .proceed
@@ -292,6 +302,14 @@ final class RTMPSession {
             case "NetStream.Play.Stop", "NetStream.Play.Complete", "NetStream.Play.UnpublishNotify":
                 // The end by design; librtmp would close the connection here too.
                 return .finished
+            case "NetConnection.Connect.ReconnectRequest":
+                // Enhanced RTMP v2: read on to the next keyframe, then reconnect (to `tcUrl` when given).
+                pendingMove = (info?["tcUrl"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }, nil)
+                guard sawVideo else {
+                    try emit(.moveRequested(tcUrl: pendingMove?.tcUrl))
+                    return .finished
+                }
+                return .proceed
             default:
                 let level = info?["level"]?.stringValue ?? ""
                 guard level == "error" || Self.failureCodes.contains(code) else { return nil }
@@ -308,6 +326,17 @@ final class RTMPSession {
         default:
             return nil
         }
+    }
+
+    /// Where a reconnect request's connection ends in `tags`: at the first video keyframe, or after 10 s of media
+    /// without one (a stream whose keyframes are that far apart still moves); nil to read on.
+    private func moveEnd(in tags: [FLVTag]) -> Int? {
+        for (index, tag) in tags.enumerated() {
+            if pendingMove?.at == nil { pendingMove?.at = tag.timestamp }
+            let isKeyframe = tag.type == 9 && tag.body.first.map { $0 >> 4 & 0x07 == 1 } == true
+            if isKeyframe || tag.timestamp &- (pendingMove?.at ?? tag.timestamp) > 10_000 { return index }
+        }
+        return nil
     }
 
     /// `onStatus` codes on which librtmp closes the connection.

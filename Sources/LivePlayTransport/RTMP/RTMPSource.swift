@@ -62,6 +62,16 @@ public struct RTMPSource: ByteSource {
     public func makeConnection() -> any ByteConnection {
         RTMPConnection(source: self)
     }
+
+    /// The stream name (the URL's last path component, with its query) played from the application at `tcUrl`.
+    public func moved(toTcUrl tcUrl: String) -> (any ByteSource)? {
+        guard tcUrl.hasPrefix("rtmp://") || tcUrl.hasPrefix("rtmps://"), let slash = url.lastIndex(of: "/") else {
+            return nil
+        }
+        let base = tcUrl.hasSuffix("/") ? String(tcUrl.dropLast()) : tcUrl
+        return RTMPSource(
+            url: base + url[slash...], options: options, logger: logger, limits: limits, resolver: resolver)
+    }
 }
 
 /// One RTMP play attempt: the async face of an ``RTMPSession`` running on its own thread.
