@@ -29,6 +29,8 @@ struct MediaIntake {
         case videoAnnounced
         /// The colour description of the pictures from this session time on (nil: none).
         case colorInfo(VideoColorInfo?, from: MediaTimestamp)
+        /// The stream's sound is silent until more comes (Enhanced RTMP's empty audio message, SequenceEnd).
+        case audioSilence
     }
 
     /// What the stream has shown of itself so far.
@@ -125,8 +127,8 @@ struct MediaIntake {
         case .colorInfo(let info, let timestamp):
             steps.append(.colorInfo(info, from: timestamp + timelineOffset))
             if enableMetaData { steps.append(.report(Reports.colorInfo(info))) }
-        case .endOfSequence:
-            break
+        case .endOfSequence(let kind):
+            if kind == .audio { steps.append(.audioSilence) }
         }
     }
 

@@ -135,6 +135,8 @@ final class PlayOut {
             engine.expectsVideo = true
         case .colorInfo(let info, let from):
             presenter.colorChanged(to: info, from: from)
+        case .audioSilence:
+            presenter.silenceBegan()
         case .report(let report):
             reporter.report(report)
         case .mediaArrived:

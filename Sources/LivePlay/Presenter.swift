@@ -29,6 +29,16 @@ final class Presenter {
     private var fadingIn = false
     var renderMode = RenderMode.fillEdge
     var rotation = RenderRotation.rotation0
+    /// The stream said its sound is silent (an empty audio message, SequenceEnd) and no sound came since.
+    private var silent = false
+    /// What may be left unheard in a real-time sink when the clock is handed over to the wall clock in a silence.
+    static let silenceHandOver = Duration.milliseconds(10)
+
+    /// The stream's sound goes silent: what is queued plays out, then the sound no longer paces the picture.
+    func silenceBegan() {
+        silent = true
+    }
+
     /// The down-mix for a sink that takes fewer channels than the stream has, for the layout it was made for.
     private var downmix: StereoDownmix?
     /// `colorInfo` changes in stream order, each from its session time on; those behind the last shown picture go.
@@ -139,6 +149,7 @@ final class Presenter {
     /// Audio is converted and stretched only for a sink: with none, decoded audio goes no further (but for its
     /// level, when ``measuresLevel``: what would be played, at the volume set).
     func enqueue(_ frame: AudioFrame) {
+        silent = false
         guard audioSink != nil else {
             if measuresLevel {
                 for sample in frame.interleavedFloat32() { audioPeak = max(audioPeak, abs(sample) * volume) }
@@ -152,6 +163,9 @@ final class Presenter {
     /// not played yet (which carries `rate` times its duration of media). `nil` without such a sink.
     func audioClock(rate: Double) -> MediaTimestamp? {
         guard let audioEnd, let unplayed = audioSink?.unplayedDuration else { return nil }
+        // Enhanced RTMP's silence: once what was buffered has been heard, the picture runs on the wall clock
+        // (the play loop's own) instead of waiting for sound, until sound comes back.
+        if silent, audio.isEmpty, unplayed < Self.silenceHandOver { return nil }
         return MediaTimestamp(milliseconds: audioEnd.milliseconds - (unplayed * rate).milliseconds)
     }
 

@@ -137,6 +137,38 @@ import Testing
         #expect(audioSink.unplayedDuration! <= Presenter.audioLead + .milliseconds(30), "fed a little ahead, no more")
     }
 
+    /// Enhanced RTMP's silence: once the sound queued before it has been heard, the audio clock lets go and the
+    /// picture runs on the play loop's own clock; sound coming back takes the clock again. Without the signal, a
+    /// real-time sink that runs dry holds the clock where the sound stopped.
+    @Test(arguments: [true, false])
+    func aSilenceHandsTheClockOverOnceTheSoundIsHeard(_ signalled: Bool) throws {
+        let frames = try Self.decoded()
+        let audioSink = RecordingAudioSink(realTime: true)
+        let presenter = Presenter(videoSink: RecordingVideoSink(), audioSink: audioSink)
+        for frame in frames.audio where frame.pts.milliseconds < 1000 { presenter.enqueue(frame) }
+        if signalled { presenter.silenceBegan() }
+        var position = MediaTimestamp.zero
+        var wall = Duration.zero
+        while wall < .milliseconds(2000) {
+            // The engine's rule: the audio clock when there is one, else its own, moving on by the time passed.
+            position = presenter.audioClock(rate: 1) ?? MediaTimestamp(milliseconds: position.milliseconds + 10)
+            _ = presenter.present(at: position, rate: 1)
+            wall += .milliseconds(10)
+            audioSink.advance(by: .milliseconds(10))
+        }
+        if signalled {
+            #expect(presenter.audioClock(rate: 1) == nil)
+            #expect(position.milliseconds >= 1900, "the picture's clock ran on: \(position)")
+            for frame in frames.audio where frame.pts >= position { presenter.enqueue(frame) }
+            _ = presenter.present(at: position, rate: 1)
+            let resumed = try #require(presenter.audioClock(rate: 1), "the sound is the clock again")
+            #expect(abs(resumed.milliseconds - position.milliseconds) <= 100)
+        } else {
+            let held = try #require(presenter.audioClock(rate: 1))
+            #expect(abs(held.milliseconds - 1000) <= 50, "the dry sink held the clock: \(held)")
+        }
+    }
+
     @Test func theFirstPictureShowsBeforePlaybackBeginsAndOnlyOnce() throws {
         let frames = try Self.decoded()
         let videoSink = RecordingVideoSink()
