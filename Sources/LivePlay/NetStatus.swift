@@ -71,6 +71,8 @@ public struct NetStatus: Sendable, Hashable {
     public var positionMilliseconds: Int64?
     /// Media on demand: its length from `onMetaData`, ms, 0 when unknown (`duration_ms`); `nil` for a live stream.
     public var durationMilliseconds: Int64?
+    /// A multitrack stream's tracks (`tracks`, as 9016 lists them, the playing ones marked); `nil` otherwise.
+    public var tracks: String?
 
     /// The status as TXLivePlayer's `onNetStatus` dictionary, plus liveplay's lowercase keys.
     public var dictionary: [String: PlayEventValue] {
@@ -114,6 +116,7 @@ public struct NetStatus: Sendable, Hashable {
         if let reason { values["reason"] = .string(reason) }
         if let positionMilliseconds { values["position_ms"] = .int(positionMilliseconds) }
         if let durationMilliseconds { values["duration_ms"] = .int(durationMilliseconds) }
+        if let tracks { values["tracks"] = .string(tracks) }
         return values
     }
 
@@ -126,7 +129,7 @@ public struct NetStatus: Sendable, Hashable {
         "NET_STATUS_AV_RECV_INTERVAL", "NET_STATUS_AV_PLAY_INTERVAL", "NET_STATUS_VIDEO_GOP", "NET_STATUS_AUDIO_INFO",
         "state", "latency_ms", "e2e_latency_ms", "target_ms", "rate", "stutters", "stutter_ms", "dropped_frames",
         "frames_shown", "reconnects", "mode", "video_codec", "audio_codec", "audio_sample_rate", "audio_channels",
-        "received_bytes", "reason", "position_ms", "duration_ms",
+        "received_bytes", "reason", "position_ms", "duration_ms", "tracks",
     ]
 
     private static func rounded(_ value: Double) -> Double { (value * 10).rounded() / 10 }

@@ -132,6 +132,8 @@ final class SessionReporter {
                 stream: (intake.videoConfiguration, intake.audioConfiguration, lastResolution, serverAddress),
                 endToEndLatency: endToEndLatency())
         status.reason = playing || engine.isPaused ? nil : playOut.notPlayingReason
+        let tracks = intake.description.tracks
+        if !tracks.isEmpty { status.tracks = tracks.map(\.summary).joined(separator: "; ") }
         if let media = onDemand() {
             status.positionMilliseconds = Int64((media.position * 1000).rounded())
             status.durationMilliseconds = Int64((media.length * 1000).rounded())

@@ -33,6 +33,10 @@ import Testing
         #expect(lists.last?.parameters["video_track"] == .int(1), "\(lists.map(\.message))")
         #expect(lists.last?.parameters["audio_track"] == .int(1))
         #expect(lists.last?.parameters["video_tracks"] == .string("0 1"))
+        // The net status lists them too, the playing ones marked.
+        let listed = recording.statuses.compactMap(\.tracks)
+        #expect(listed.last?.contains("video 1 vp9 256x144 (playing)") == true, "\(listed.last ?? "none")")
+        #expect(listed.last?.contains("audio 1 opus 2ch 48000Hz (playing)") == true)
         // The picture changes size once, from the AV1 rendition to the VP9 one, at a keyframe, and never goes back.
         let sizes = sink.pictures.map { "\($0.width)x\($0.height)" }
         let firstSmall = try #require(sizes.firstIndex(of: "256x144"), "\(Set(sizes))")
