@@ -64,6 +64,9 @@ extension FLVTrack {
         var words = ["\(kind.rawValue) \(id) \(codec)"]
         if let video { words.append("\(video.width)x\(video.height)") }
         if let audio { words.append("\(audio.channels)ch \(audio.sampleRate)Hz") }
+        if let name { words.append("\"\(name)\"") }
+        if let language { words.append("[\(language)]") }
+        if let bitrateKbps { words.append("\(Int(bitrateKbps.rounded())) kbit/s") }
         if isActive { words.append("(playing)") }
         return words.joined(separator: " ")
     }

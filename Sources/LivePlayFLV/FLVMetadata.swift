@@ -136,6 +136,11 @@ public struct FLVTrack: Sendable, Hashable {
     public var audio: AudioCodecConfiguration?
     /// Whether this is the track that plays.
     public var isActive: Bool
+    /// What `onMetaData`'s `videoTrackIdInfoMap` / `audioTrackIdInfoMap` say of it, when they do: a name
+    /// (`name` or `title`), a language (`language` or `lang`), its bitrate (`videodatarate` / `audiodatarate`, kbit/s).
+    public var name: String?
+    public var language: String?
+    public var bitrateKbps: Double?
 
     /// The FourCC the track's codec has in Enhanced RTMP (`av01`, `Opus`).
     public var fourCC: String? {
@@ -155,6 +160,13 @@ public struct FLVTrack: Sendable, Hashable {
         self.video = video
         self.audio = audio
         self.isActive = isActive
+    }
+
+    /// Takes what a track map entry says of this track.
+    mutating func describe(with entry: AMF0Value) {
+        name = entry["name"]?.stringValue ?? entry["title"]?.stringValue
+        language = entry["language"]?.stringValue ?? entry["lang"]?.stringValue
+        bitrateKbps = entry[kind == .video ? "videodatarate" : "audiodatarate"]?.numberValue
     }
 }
 

@@ -21,6 +21,8 @@ struct FLVTagParser: Sendable {
     /// Set by the first multitrack message: from then on the track list is reported when it changes.
     private var isMultitrack = false
     private var reportedTracks: [FLVTrack] = []
+    /// `onMetaData`'s per-track descriptions (`videoTrackIdInfoMap`, `audioTrackIdInfoMap`), by kind and id.
+    private var trackDescriptions: [MediaKind: [UInt8: AMF0Value]] = [:]
     private var reportedUnsupportedVideo: String?
     private var reportedUnsupportedAudio: String?
     private var reportedModExTypes: Set<UInt8> = []
@@ -486,7 +488,10 @@ struct FLVTagParser: Sendable {
                 kind: .audio, id: id, codec: track.codec.rawValue, video: nil, audio: track.configuration,
                 isActive: id == activeAudio)
         }
-        let tracks = videos + audios
+        var tracks = videos + audios
+        for index in tracks.indices {
+            if let entry = trackDescriptions[tracks[index].kind]?[tracks[index].id] { tracks[index].describe(with: entry) }
+        }
         guard tracks != reportedTracks else { return }
         reportedTracks = tracks
         elements.append(.tracks(tracks))
@@ -687,7 +692,7 @@ struct FLVTagParser: Sendable {
 
     // MARK: - Script data (§E.4.4)
 
-    private func parseScript(
+    private mutating func parseScript(
         _ body: [UInt8], timestamp: MediaTimestamp, offset: Int64, into elements: inout [FLVElement]
     ) {
         var decoder = AMF0Decoder(body, maximumDepth: maximumAMFDepth, baseOffset: offset + 11)
@@ -705,6 +710,12 @@ struct FLVTagParser: Sendable {
             }
             if name == "onMetaData", let properties = values.first?.properties {
                 elements.append(.metadata(FLVMetadata(values: properties)))
+                for (kind, key) in [(MediaKind.video, "videoTrackIdInfoMap"), (.audio, "audioTrackIdInfoMap")] {
+                    for entry in values.first?[key]?.properties ?? [] {
+                        guard let id = UInt8(entry.key) else { continue }
+                        trackDescriptions[kind, default: [:]][id] = entry.value
+                    }
+                }
             } else {
                 elements.append(.dataMessage(FLVDataMessage(name: name, arguments: values, timestamp: timestamp)))
             }

@@ -15,9 +15,11 @@ import Testing
     }
 
     private func multitrackStream(
-        _ material: Material, videoTracks: [UInt8], audioTracks: [UInt8], split: Int? = nil
+        _ material: Material, videoTracks: [UInt8], audioTracks: [UInt8], split: Int? = nil,
+        metadata: [AMF0Property]? = nil
     ) -> (bytes: [UInt8], splitOffset: Int) {
         var writer = FLVWriter()
+        if let metadata { writer.writeMetadata(metadata) }
         let videoStarts = videoTracks.map { FLVWriter.Track(fourCC: Self.avc1, id: $0, payload: material.video.extradata) }
         writer.writeEnhancedVideo(packetType: 0, timestamp: 0, multitrack: .manyTracks, tracks: videoStarts)
         let audioStarts = audioTracks.map { FLVWriter.Track(fourCC: Self.mp4a, id: $0, payload: material.audio!.extradata) }
@@ -50,7 +52,15 @@ import Testing
 
     @Test func theLowestTrackPlaysAndEveryTrackIsListed() throws {
         let material = try Material.load()
-        let (bytes, _) = multitrackStream(material, videoTracks: [1, 0], audioTracks: [2, 1])
+        // onMetaData describes the additional tracks (trackId 0 is the top-level fields' track).
+        let described = AMF0Value.object([
+            AMF0Property("2", .object([
+                AMF0Property("name", .string("Commentary")), AMF0Property("language", .string("fr")),
+                AMF0Property("audiodatarate", .number(96)),
+            ]))
+        ])
+        let (bytes, _) = multitrackStream(
+            material, videoTracks: [1, 0], audioTracks: [2, 1], metadata: [AMF0Property("audioTrackIdInfoMap", described)])
         let elements = try demuxAll(bytes, chunkSizes: [777])
         #expect(elements.warnings.isEmpty, "\(elements.warnings)")
         #expect(elements.packets.map(\.payload) == material.packets.map { Self.rendition($0, track: $0.kind == .video ? 0 : 1) })
@@ -58,7 +68,7 @@ import Testing
         let last = try #require(lists.last)
         #expect(last.map(\.summary) == [
             "video 0 h264 320x240 (playing)", "video 1 h264 320x240", "audio 1 aac 1ch 44100Hz (playing)",
-            "audio 2 aac 1ch 44100Hz",
+            "audio 2 aac 1ch 44100Hz \"Commentary\" [fr] 96 kbit/s",
         ])
         // One configuration per kind comes out: the playing track's.
         #expect(elements.filter { if case .videoConfiguration = $0 { true } else { false } }.count == 1)

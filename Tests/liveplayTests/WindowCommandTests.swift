@@ -52,11 +52,12 @@ import Testing
         let log: Locked<String>
         let title = "liveplay"
 
-        init(_ arguments: [String]) throws {
+        /// - Parameter source: what to play: the built-in demo, or a URL.
+        init(_ arguments: [String], source: String = "demo") throws {
             display = try XvfbDisplay()
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             process.executableURL = URL(fileURLWithPath: Binary.path)
-            process.arguments = ["demo", "--window", "--json"] + arguments
+            process.arguments = [source, "--window", "--json"] + arguments
             process.currentDirectoryURL = URL(fileURLWithPath: directory)
             process.environment = ProcessInfo.processInfo.environment.merging([
                 "DISPLAY": display.name, "SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": sound,
@@ -235,6 +236,29 @@ import Testing
 
     /// Samples/WindowPlayer: the smallest window front end on the public API plays, says what happened, and `q`
     /// ends it.
+    /// `v` and `a` step a multitrack stream (Enhanced RTMP v2, live from the lab server) to its next video and audio
+    /// tracks: 9016 says so, and the picture becomes the other rendition's size.
+    @Test func keysStepThroughTheTracksOfAMultitrackStream() async throws {
+        guard Self.hasDisplay else { return }
+        let renditions = try EnhancedFixture.renditions(seconds: 6)
+        let server = try LiveFLVServer(path: renditions.path, configuration: .init(port: 0, threads: 1))
+        let port = try await server.start()
+        let run = try WindowRun(["--duration", "30"], source: "http://127.0.0.1:\(port)/live.flv")
+        #expect(await run.playing())
+        try run.press("v")
+        #expect(await run.waitFor("video 1 vp9 256x144 (playing)"), "v: the second video track")
+        #expect(await run.waitFor("\"message\":\"256x144\""), "the picture is the VP9 rendition's")
+        try run.press("a")
+        #expect(await run.waitFor("audio 1 opus 2ch 48000Hz (playing)"), "a: the second audio track")
+        try run.press("v")
+        #expect(await run.waitFor("\"message\":\"320x240\"", count: 2), "v again: back to the first")
+        try run.press("q")
+        run.process.waitUntilExit()
+        await server.stop()
+        #expect(run.process.terminationStatus == 0)
+        #expect(!run.log.get().contains("\"code\":2103"), "no reconnect")
+    }
+
     @Test func theWindowPlayerSamplePlaysAndQuitsOnQ() async throws {
         guard Self.hasDisplay else { return }
         let display = try XvfbDisplay()
