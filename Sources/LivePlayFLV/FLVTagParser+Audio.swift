@@ -49,12 +49,16 @@ extension FLVTagParser {
             return
         }
         if activeAudio == nil { activeAudio = Self.firstChoice(units, requested: requestedAudio) }
-        // Likewise audio: the asked-for track's packet replaces the old track's packet of the same instant.
+        // Likewise audio: the asked-for track's packet replaces the old track's packet of the same instant. When
+        // that one already went out (FFmpeg's muxer sends each track in a OneTrack message of its own), the new
+        // track takes over from its next packet, so no instant is heard twice.
+        var heard: UInt8?
         if let requested = requestedAudio, requested != activeAudio, packetType == .codedFrames,
             units.contains(where: { $0.track == requested }), let configuration = audioTracks[requested]?.configuration
         {
             activeAudio = requested
             elements.append(.audioConfiguration(configuration))
+            if let last = lastAudioTimestamp, dts <= last { heard = requested }
         }
         for rawUnit in units {
             guard let fourCC = FLVAudioFourCC(rawValue: rawUnit.fourCC) else {
@@ -66,7 +70,7 @@ extension FLVTagParser {
             case .sequenceStart:
                 configureAudio(unit, offset: offset, into: &elements)
             case .codedFrames:
-                audioFrame(unit, timestamp: dts, offset: offset, into: &elements)
+                if unit.track != heard { audioFrame(unit, timestamp: dts, offset: offset, into: &elements) }
             case .sequenceEnd:
                 if unit.track == activeAudio, !audioIsSilent {
                     audioIsSilent = true
@@ -165,10 +169,12 @@ extension FLVTagParser {
             activeAudio = unit.track
         }
         if unit.track != activeAudio {
-            // Audio tracks share the timeline: the asked-for one takes over at its next packet, without a gap.
+            // Audio tracks share the timeline: the asked-for one takes over at its next packet, without a gap
+            // (or from the one after, as above, when the old track's packet of this instant was heard).
             if unit.track == requestedAudio, let configuration = track.configuration {
                 activeAudio = unit.track
                 elements.append(.audioConfiguration(configuration))
+                if let last = lastAudioTimestamp, timestamp <= last { return }
             } else {
                 if allTracks { elements.append(.packet(audioPacket(unit, timestamp))) }
                 return
@@ -180,6 +186,7 @@ extension FLVTagParser {
             elements.append(.warning(FLVError(.missingConfiguration, what, offset: offset)))
         }
         audioIsSilent = false
+        lastAudioTimestamp = timestamp
         elements.append(.packet(audioPacket(unit, timestamp)))
     }
 

@@ -29,6 +29,8 @@ struct FLVTagParser: Sendable {
     var reportedModExTypes: Set<UInt8> = []
     var sawVideoPacket = false
     var audioIsSilent = false
+    /// The timestamp of the last audio packet that went out: a switch does not repeat an instant already heard.
+    var lastAudioTimestamp: MediaTimestamp?
     /// Every track's packets go out, not only the playing ones'.
     let allTracks: Bool
 

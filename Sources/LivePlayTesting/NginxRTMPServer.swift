@@ -37,12 +37,15 @@ public final class NginxRTMPServer: @unchecked Sendable {
 
     /// Starts nginx and waits (up to `startTimeout`) until it accepts connections. `rateLimit` (bytes per second)
     /// slows each file response down, so a test can interrupt a transfer half-way.
-    public init(startTimeout: Duration = .seconds(10), staticFiles root: String? = nil, rateLimit: Int? = nil) throws {
+    /// `live` is added to the `application live` block (`"wait_key off;"` to relay Enhanced RTMP video).
+    public init(
+        startTimeout: Duration = .seconds(10), staticFiles root: String? = nil, rateLimit: Int? = nil, live: String = ""
+    ) throws {
         if let reason = Self.unavailableReason { throw LoopbackError(reason) }
         port = try LoopbackPort.free()
         directory = NSTemporaryDirectory() + "liveplay-nginx-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let rtmp = "rtmp { server { listen 127.0.0.1:\(port); chunk_size 4096; application live { live on; } } }"
+        let rtmp = "rtmp { server { listen 127.0.0.1:\(port); chunk_size 4096; application live { live on; \(live) } } }"
         let listen = "listen 127.0.0.1:\(port);"
         let log = "log_format ranges '$status $http_range $uri $http_if_range'; access_log \(directory)/access.log ranges;"
         let rate = rateLimit.map { "limit_rate \($0);" } ?? ""
