@@ -20,6 +20,7 @@ let package = Package(
             name: "liveplay-bench",
             dependencies: [
                 .product(name: "LivePlay", package: "liveplay"),
+                .product(name: "LivePlayTesting", package: "liveplay"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

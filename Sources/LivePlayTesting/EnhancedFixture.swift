@@ -11,11 +11,11 @@ import LivePlayFLV
 /// CodedFrames messages. ffmpeg decoding the elementary source is the oracle the decoded stream is held to.
 public struct EnhancedFixture: Sendable {
     public enum Codec: String, Sendable, CaseIterable {
-        case av1, vp9, vp8, h264, opus, flac, ac3, eac3, aac, mp3
+        case av1, vp9, vp8, h264, hevc, opus, flac, ac3, eac3, aac, mp3
 
         public var kind: MediaKind {
             switch self {
-            case .av1, .vp9, .vp8, .h264: .video
+            case .av1, .vp9, .vp8, .h264, .hevc: .video
             case .opus, .flac, .ac3, .eac3, .aac, .mp3: .audio
             }
         }
@@ -27,6 +27,7 @@ public struct EnhancedFixture: Sendable {
             case .vp9: .vp9
             case .vp8: .vp8
             case .h264: .h264
+            case .hevc: .hevc
             case .opus, .flac, .ac3, .eac3, .aac, .mp3: nil
             }
         }
@@ -38,6 +39,7 @@ public struct EnhancedFixture: Sendable {
             case .vp9: FLVVideoFourCC.vp09.rawValue
             case .vp8: FLVVideoFourCC.vp08.rawValue
             case .h264: FLVVideoFourCC.avc1.rawValue
+            case .hevc: FLVVideoFourCC.hvc1.rawValue
             case .opus: FLVAudioFourCC.opus.rawValue
             case .flac: FLVAudioFourCC.flac.rawValue
             case .ac3: FLVAudioFourCC.ac3.rawValue
@@ -47,13 +49,18 @@ public struct EnhancedFixture: Sendable {
             }
         }
 
-        /// The encoder and container of the elementary source.
-        fileprivate var encoding: (arguments: [String], container: String) {
-            switch self {
-            case .av1: (["-c:v", "libaom-av1", "-cpu-used", "8", "-g", "25", "-pix_fmt", "yuv420p"], "ivf")
-            case .vp9: (["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-g", "25"], "ivf")
-            case .vp8: (["-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "8", "-g", "25"], "ivf")
-            case .h264: (["-c:v", "libx264", "-preset", "veryfast", "-bf", "2", "-g", "25", "-video_track_timescale", "1000"], "mp4")
+        /// The encoder and container of the elementary source; video has a keyframe every `gop` frames.
+        fileprivate func encoding(gop: Int) -> (arguments: [String], container: String) {
+            let g = ["-g", String(gop)]
+            return switch self {
+            case .av1: (["-c:v", "libaom-av1", "-cpu-used", "8"] + g + ["-pix_fmt", "yuv420p"], "ivf")
+            case .vp9: (["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8"] + g, "ivf")
+            case .vp8: (["-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "8"] + g, "ivf")
+            case .h264: (["-c:v", "libx264", "-preset", "veryfast", "-bf", "2"] + g + ["-video_track_timescale", "1000"], "mp4")
+            // The hvcC comes from the MP4, as an encoder's muxer writes it.
+            case .hevc:
+                (["-c:v", "libx265", "-preset", "fast", "-x265-params", "log-level=error:bframes=3:keyint=\(gop)",
+                    "-tag:v", "hvc1", "-video_track_timescale", "1000"], "mp4")
             case .opus: (["-c:a", "libopus", "-b:a", "96k"], "ogg")
             case .flac: (["-c:a", "flac"], "flac")
             case .ac3: (["-c:a", "ac3", "-b:a", "192k"], "ac3")
@@ -70,13 +77,14 @@ public struct EnhancedFixture: Sendable {
     public var sourcePath: String
     public var source: ElementaryStream
 
-    /// `channels` and `layout` apply to audio (`5.1` for the down-mix checks); `tone` tells tracks apart.
+    /// `channels` and `layout` apply to audio (`5.1` for the down-mix checks); `tone` tells tracks apart; video
+    /// is `size` at `fps` with a keyframe a second.
     public static func make(
         _ codec: Codec, seconds: Int = 2, channels: Int = 2, layout: String? = nil, tone: Int = 440,
-        size: String = "320x240"
+        size: String = "320x240", fps: Int = 25
     ) throws -> EnhancedFixture {
         let (sourcePath, source) = try elementary(
-            codec, seconds: seconds, channels: channels, layout: layout, tone: tone, size: size)
+            codec, seconds: seconds, channels: channels, layout: layout, tone: tone, size: size, fps: fps)
         var writer = FLVWriter(hasAudio: codec.kind == .audio, hasVideo: codec.kind == .video)
         write(source, codec, track: nil, into: &writer)
         let path = try Fixtures.write(writer.bytes, name: "ertmp-\(codec.rawValue)")
@@ -86,14 +94,14 @@ public struct EnhancedFixture: Sendable {
     /// The elementary source of `codec`: its path and packets.
     public static func elementary(
         _ codec: Codec, seconds: Int = 2, channels: Int = 2, layout: String? = nil, tone: Int = 440,
-        size: String = "320x240"
+        size: String = "320x240", fps: Int = 25
     ) throws -> (String, ElementaryStream) {
         let input =
             codec.kind == .video
-            ? ["-f", "lavfi", "-i", "testsrc2=size=\(size):rate=25"]
+            ? ["-f", "lavfi", "-i", "testsrc2=size=\(size):rate=\(fps)"]
             : ["-f", "lavfi", "-i", "sine=frequency=\(tone):sample_rate=48000"]
                 + ["-af", "aformat=channel_layouts=\(layout ?? (channels == 1 ? "mono" : "stereo"))"]
-        let (arguments, container) = codec.encoding
+        let (arguments, container) = codec.encoding(gop: fps)
         let sourcePath = try Fixtures.make(
             name: "ertmp-\(codec.rawValue)-source", extension: container,
             input + ["-t", String(seconds)] + arguments + ["-f", container])
@@ -237,7 +245,7 @@ public struct EnhancedFixture: Sendable {
     /// What the SequenceStart carries, as the specification defines it per FourCC; nil for codecs without one.
     public static func sequenceStart(_ source: ElementaryStream, _ codec: Codec) -> [UInt8]? {
         switch codec {
-        case .av1, .h264, .opus, .aac: source.extradata
+        case .av1, .h264, .hevc, .opus, .aac: source.extradata
         // VP9: a VPCodecConfigurationRecord in the form FFmpeg's muxer writes (the vpcC box's version and
         // flags first): profile 0, level 2.1, 8-bit 4:2:0 (colocated), BT.709, no initialization data.
         case .vp9: [1, 0, 0, 0, 0, 21, 0x82, 1, 1, 1, 0, 0]

@@ -6,7 +6,7 @@ import Testing
 /// Every Enhanced RTMP v2 FourCC codec, from a real encode written by the project's FLV writer: decoded as ffmpeg
 /// decodes the elementary source, and read to the same streams and frame counts by an independent reader.
 @Suite struct EnhancedCodecTests {
-    @Test(arguments: [EnhancedFixture.Codec.av1, .vp9, .vp8, .h264])
+    @Test(arguments: [EnhancedFixture.Codec.av1, .vp9, .vp8, .h264, .hevc])
     func videoDecodesAsFFmpegDecodesTheSource(_ codec: EnhancedFixture.Codec) throws {
         let fixture = try EnhancedFixture.make(codec)
         let decoded = try Decoded(fixture.path)

@@ -25,6 +25,8 @@ struct DecodeCommand: ParsableCommand {
         var cpuSeconds: Double
         /// From reading the first byte to the last frame out.
         var wallSeconds: Double
+        /// From reading the first byte to the first decoded picture or sound.
+        var firstFrameSeconds: Double?
     }
 
     @Argument(help: "The FLV file.")
@@ -35,6 +37,9 @@ struct DecodeCommand: ParsableCommand {
 
     @Option(help: "Bytes read from the file at a time.")
     var chunkSize = 64 << 10
+
+    @Flag(help: "Stop at the first decoded picture or sound (the first-frame rows of bench/run).")
+    var firstFrame = false
 
     func validate() throws {
         guard threads >= 0 else { throw ValidationError("--threads must not be negative") }
@@ -50,8 +55,13 @@ struct DecodeCommand: ParsableCommand {
             options: MediaReader.Options(
                 decodes: true, decoder: DecoderOptions(threadCount: threads), chunkSize: chunkSize))
         var counts = Counts()
+        var firstFrameSeconds: Double?
         while let event = try reader.next() {
             counts.count(event)
+            if firstFrameSeconds == nil, counts.videoFrames + counts.audioFrames > 0 {
+                firstFrameSeconds = seconds(start.duration(to: clock.now))
+                if firstFrame { break }
+            }
         }
         let wall = seconds(start.duration(to: clock.now))
         let processor = ProcessorTime.now()
@@ -60,7 +70,8 @@ struct DecodeCommand: ParsableCommand {
                 file: file, threads: threads, videoFrames: counts.videoFrames, audioFrames: counts.audioFrames,
                 decodeErrors: counts.decodeErrors, streamSeconds: rounded(counts.streamSeconds, places: 3),
                 userSeconds: rounded(processor.user), systemSeconds: rounded(processor.system),
-                cpuSeconds: rounded(processor.total), wallSeconds: rounded(wall)))
+                cpuSeconds: rounded(processor.total), wallSeconds: rounded(wall),
+                firstFrameSeconds: firstFrameSeconds.map { rounded($0) }))
     }
 }
 
