@@ -13,6 +13,10 @@ public struct LivePlayConfiguration: Sendable {
     public var enableMessage: Bool
     /// Deliver `PLAY_EVT_GET_METADATA` (2028) for onMetaData (`enableMetaData`).
     public var enableMetaData: Bool
+    /// The H.264 / HEVC SEI payload types delivered as `LIVEPLAY_EVT_SEI_MESSAGE` (9018) and on
+    /// ``FrameTiming/seiMessages``, each with the picture it came with (TXLivePlayer V2's
+    /// `enableReceiveSeiMessage`): 5 (user data unregistered), 242, 243… Empty: none.
+    public var seiPayloadTypes: Set<Int> = []
     /// Decode, or only demux (probe mode).
     public var decodes: Bool
     public var decoder: DecoderOptions

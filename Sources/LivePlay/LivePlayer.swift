@@ -121,6 +121,18 @@ public final class LivePlayer: Sendable {
         }
     }
 
+    /// Delivers SEI messages of `payloadType` (or stops delivering them) from the next `startPlay` on, as
+    /// TXLivePlayer V2's `enableReceiveSeiMessage`: ``LivePlayConfiguration/seiPayloadTypes``.
+    public func enableReceiveSeiMessage(_ enable: Bool, payloadType: Int) {
+        state.withLock {
+            if enable {
+                $0.configuration.seiPayloadTypes.insert(payloadType)
+            } else {
+                $0.configuration.seiPayloadTypes.remove(payloadType)
+            }
+        }
+    }
+
     /// Switches to a latency mode's preset, also while playing.
     public func setMode(_ mode: LatencyMode) {
         configuration.latency = .preset(mode)

@@ -76,7 +76,8 @@ public final class LiveSession<C: SessionClock> {
         taps = PacketTaps(arrivalTap: arrivalTap)
         reporter = SessionReporter(time: SessionTime(clock))
         intake = MediaIntake(
-            enableMessage: configuration.enableMessage, enableMetaData: configuration.enableMetaData, logger: logger)
+            enableMessage: configuration.enableMessage, enableMetaData: configuration.enableMetaData,
+            seiPayloadTypes: configuration.seiPayloadTypes, logger: logger)
         playOut = PlayOut(
             configuration: configuration, presenter: Presenter(videoSink: videoSink, audioSink: audioSink),
             control: control, reporter: reporter)

@@ -31,6 +31,8 @@ struct MediaIntake {
         case colorInfo(VideoColorInfo?, from: MediaTimestamp)
         /// The stream's sound is silent until more comes (Enhanced RTMP's empty audio message, SequenceEnd).
         case audioSilence
+        /// SEI messages of the asked-for payload types, carried by the played video packet stamped `pts`.
+        case sei([SEIMessage], pts: MediaTimestamp)
     }
 
     /// What the stream has shown of itself so far.
@@ -52,6 +54,7 @@ struct MediaIntake {
 
     private let enableMessage: Bool
     private let enableMetaData: Bool
+    private let seiPayloadTypes: Set<Int>
     private let logger: Logger
     private var stitcher = TimelineStitcher()
     private var clockStamp: (wallClockMs: Double, streamMs: Int64)?
@@ -59,9 +62,10 @@ struct MediaIntake {
     private var sawKeyframe = false
     private var sawMedia = false
 
-    init(enableMessage: Bool, enableMetaData: Bool, logger: Logger) {
+    init(enableMessage: Bool, enableMetaData: Bool, seiPayloadTypes: Set<Int> = [], logger: Logger) {
         self.enableMessage = enableMessage
         self.enableMetaData = enableMetaData
+        self.seiPayloadTypes = seiPayloadTypes
         self.logger = logger
     }
 
@@ -157,15 +161,26 @@ struct MediaIntake {
             break
         case .seekIgnored(let packet):
             steps.append(.report(Reports.seekIgnoredOnLive))
-            steps.append(.play(packet))
+            play(packet, into: &steps)
         case .admit(let packet):
-            steps.append(.play(packet))
+            play(packet, into: &steps)
         case .admitSeeking(let packets, let seekDone):
             if let seekDone, let first = packets.first {
                 steps.append(.report(Reports.seekDone(at: first.dts, target: seekDone.target)))
             }
-            for packet in packets { steps.append(.play(packet)) }
+            for packet in packets { play(packet, into: &steps) }
         }
+    }
+
+    /// A packet to play, with the SEI messages asked for that it carries: those of a packet passed over (a
+    /// resume, a seek) are never delivered, as its picture is never shown.
+    private func play(_ packet: EncodedPacket, into steps: inout [Step]) {
+        steps.append(.play(packet))
+        guard !seiPayloadTypes.isEmpty, packet.kind == .video, let videoConfiguration else { return }
+        let messages = SEIMessages.messages(
+            in: packet, codec: videoConfiguration.codec, nalLengthSize: videoConfiguration.nalLengthSize,
+            types: seiPayloadTypes)
+        if !messages.isEmpty { steps.append(.sei(messages, pts: packet.pts)) }
     }
 
     /// "Shown N ms after the server sent it", from the server's `onLivePlayClock` stamps.

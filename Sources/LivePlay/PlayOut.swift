@@ -137,6 +137,8 @@ final class PlayOut {
             presenter.colorChanged(to: info, from: from)
         case .audioSilence:
             presenter.silenceBegan()
+        case .sei(let messages, let pts):
+            presenter.seiArrived(messages, pts: pts)
         case .report(let report):
             reporter.report(report)
         case .mediaArrived:
@@ -395,6 +397,7 @@ final class PlayOut {
     private func shown(_ frame: VideoFrame) {
         published.lastPicture = frame
         reporter.shown(frame)
+        for (message, pts) in presenter.takeShownSEI() { reporter.report(Reports.sei(message, pts: pts)) }
         if let report = standby.shown(frame) { reporter.report(report) }
     }
 

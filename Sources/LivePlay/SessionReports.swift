@@ -168,6 +168,16 @@ enum Reports {
         }
     }
 
+    /// `LIVEPLAY_EVT_SEI_MESSAGE` (9018): an SEI message of an asked-for payload type, as its picture is shown.
+    static func sei(_ message: SEIMessage, pts: MediaTimestamp) -> Report {
+        var parameters: [String: PlayEventValue] = [
+            "payload_type": .int(Int64(message.payloadType)), "pts_ms": .int(pts.milliseconds),
+            "payload": .string(Data(message.payload).base64EncodedString()), "size": .int(Int64(message.payload.count)),
+        ]
+        if let uuid = message.uuidString { parameters["uuid"] = .string(uuid) }
+        return Report(.seiMessage, "SEI message, payload type \(message.payloadType)", parameters)
+    }
+
     static func malformedData(_ warning: FLVError, count: Int, suppressed: Int) -> Report {
         var parameters: [String: PlayEventValue] = [
             "reason": .string(warning.code.rawValue), "count": .int(Int64(count)),

@@ -50,6 +50,9 @@ public struct FrameTiming: Sendable, Hashable {
     public var rotation: RenderRotation
     /// The stream's `colorInfo` (Enhanced RTMP) in effect for this picture, when it sent one.
     public var colorInfo: VideoColorInfo?
+    /// The SEI messages of ``LivePlayConfiguration/seiPayloadTypes`` this picture carried (and those of pictures
+    /// before it that were never shown).
+    public var seiMessages: [SEIMessage] = []
 
     public init(
         pts: MediaTimestamp, position: MediaTimestamp, rate: Double, droppedBefore: Int,

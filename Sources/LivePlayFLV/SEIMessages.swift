@@ -8,14 +8,10 @@ public struct UserDataMessage: Sendable, Hashable {
     public var payload: [UInt8]
 
     /// The UUID as `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`.
-    public var uuidString: String {
-        let hex = uuid.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
-        let groups = [0..<4, 4..<6, 6..<8, 8..<10, 10..<16].map { hex[$0].joined() }
-        return groups.joined(separator: "-")
-    }
+    public var uuidString: String { SEIMessage.uuidString(uuid) }
 }
 
-/// Finds user-data SEI messages in a video packet's length-prefixed NAL units.
+/// Finds SEI messages in a video packet's length-prefixed NAL units.
 ///
 /// Bounded by the packet: lengths and sizes that run past it end the scan, never an allocation beyond the
 /// bytes present. Emulation-prevention bytes (`00 00 03`) are removed before the SEI syntax is read.
@@ -24,8 +20,18 @@ public enum SEIMessages {
 
     /// The user-data messages in `packet` (AVCC / HVCC framing with `nalLengthSize`-byte lengths).
     public static func userData(in packet: EncodedPacket, codec: VideoCodec, nalLengthSize: Int) -> [UserDataMessage] {
-        guard (1...4).contains(nalLengthSize) else { return [] }
-        var messages: [UserDataMessage] = []
+        messages(in: packet, codec: codec, nalLengthSize: nalLengthSize, types: [userDataUnregistered]).compactMap {
+            message in message.uuid.map { UserDataMessage(uuid: $0, payload: message.payload) }
+        }
+    }
+
+    /// The messages of the payload `types` in `packet` (AVCC / HVCC framing with `nalLengthSize`-byte lengths),
+    /// in stream order.
+    public static func messages(in packet: EncodedPacket, codec: VideoCodec, nalLengthSize: Int, types: Set<Int>)
+        -> [SEIMessage]
+    {
+        guard (1...4).contains(nalLengthSize), !types.isEmpty, codec.usesNALUnits else { return [] }
+        var messages: [SEIMessage] = []
         var reader = ByteReader(packet.payload)
         while reader.remaining > nalLengthSize {
             var length = 0
@@ -33,7 +39,7 @@ public enum SEIMessages {
             guard length > 0, length <= reader.remaining, let unit = reader.readBytes(length) else { break }
             let headerLength = codec == .hevc ? 2 : 1
             guard unit.count > headerLength, let header = unit.first, isSEI(header, codec: codec) else { continue }
-            messages += userData(inRBSP: removingEmulationPrevention(unit.dropFirst(headerLength)))
+            messages += Self.messages(inRBSP: removingEmulationPrevention(unit.dropFirst(headerLength)), types: types)
         }
         return messages
     }
@@ -48,20 +54,35 @@ public enum SEIMessages {
         }
     }
 
-    /// `sei_rbsp`: messages until the trailing bits.
-    static func userData(inRBSP rbsp: [UInt8]) -> [UserDataMessage] {
-        var messages: [UserDataMessage] = []
+    /// `sei_rbsp`: the messages of `types` until the trailing bits. A type-5 message shorter than its UUID is
+    /// left out.
+    static func messages(inRBSP rbsp: [UInt8], types: Set<Int>) -> [SEIMessage] {
+        var messages: [SEIMessage] = []
         var index = 0
         while index < rbsp.count, rbsp[index] != 0x80 {
             guard let type = readValue(rbsp, &index), let size = readValue(rbsp, &index), size <= rbsp.count - index
             else { break }
-            if type == userDataUnregistered, size >= 16 {
-                messages.append(
-                    UserDataMessage(uuid: Array(rbsp[index..<index + 16]), payload: Array(rbsp[index + 16..<index + size])))
+            if types.contains(type) {
+                if type == userDataUnregistered {
+                    if size >= 16 {
+                        messages.append(
+                            SEIMessage(
+                                payloadType: type, payload: Array(rbsp[index + 16..<index + size]),
+                                uuid: Array(rbsp[index..<index + 16])))
+                    }
+                } else {
+                    messages.append(SEIMessage(payloadType: type, payload: Array(rbsp[index..<index + size])))
+                }
             }
             index += size
         }
         return messages
+    }
+
+    static func userData(inRBSP rbsp: [UInt8]) -> [UserDataMessage] {
+        messages(inRBSP: rbsp, types: [userDataUnregistered]).compactMap { message in
+            message.uuid.map { UserDataMessage(uuid: $0, payload: message.payload) }
+        }
     }
 
     /// A `payloadType` or `payloadSize`: 0xFF bytes add 255 each, the first other byte ends it.

@@ -93,6 +93,13 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(help: "Report onMetaData (enableMetaData, event 2028).")
     var metadata = false
 
+    @Option(
+        help: """
+            Report H.264 / HEVC SEI messages of these payload types as each picture is shown (event 9018, the payload \
+            in base64): 5 (user data unregistered), 242, 243… Repeat it or give a list: --sei 5,242.
+            """)
+    var sei: [SEIPayloadTypes] = []
+
     @Option(parsing: .unconditional, help: "Reconnect attempts after a loss (connectRetryCount, 0–10).")
     var retries = 3
 
@@ -375,6 +382,7 @@ struct PlayCommand: AsyncParsableCommand {
         configuration.startPosition = start.map { .seconds($0) }
         configuration.videoTrack = videoTrack
         configuration.audioTrack = audioTrack
+        configuration.seiPayloadTypes = Set(sei.flatMap(\.types))
         configuration.recording = outputs.recording
         if usesMediaCache || mediaCache.mediaCacheDir != nil { configuration.cache = try mediaCache.open() }
         return configuration

@@ -35,6 +35,17 @@ enum LogLevelOption: String, CaseIterable, ExpressibleByArgument, Comparable {
     }
 }
 
+/// `--sei 5,242`: SEI payload types, 0…1023 (the ones H.264 and HEVC define and the ones CDNs use fit well within).
+struct SEIPayloadTypes: ExpressibleByArgument {
+    var types: [Int]
+
+    init?(argument: String) {
+        let types = argument.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !types.isEmpty, types.allSatisfy({ $0.map((0...1023).contains) == true }) else { return nil }
+        self.types = types.compactMap { $0 }
+    }
+}
+
 /// Checks a number of seconds given as an option: finite, positive (or zero), and at most a year, so no
 /// conversion to a `Duration` can trap on what a person typed (`nan`, `inf`, `1e300`).
 enum Seconds {

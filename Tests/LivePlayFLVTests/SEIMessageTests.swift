@@ -38,4 +38,18 @@ import Testing
         let found = SEIMessages.userData(inRBSP: rbsp)
         #expect(found.count == 1 && found[0].payload == Array("hi".utf8))
     }
+
+    @Test func anyAskedForPayloadTypeIsFoundAndNoOther() {
+        // Type 242 (3 bytes), type 5 (UUID + "ok"), a type of 300 coded 0xFF 0x2D (1 byte), then the trailing bits.
+        let rbsp: [UInt8] = [242, 3, 7, 8, 9, 5, 18] + Array(0..<16) + [0x6F, 0x6B] + [0xFF, 45, 1, 0x42] + [0x80]
+        let all = SEIMessages.messages(inRBSP: rbsp, types: [5, 242, 300])
+        #expect(all.map(\.payloadType) == [242, 5, 300])
+        #expect(all[0].payload == [7, 8, 9] && all[0].uuid == nil)
+        #expect(all[1].payload == Array("ok".utf8) && all[1].uuid == Array(0..<16))
+        #expect(all[2].payload == [0x42])
+        #expect(SEIMessages.messages(inRBSP: rbsp, types: [242]).map(\.payloadType) == [242])
+        // A size past the end stops the scan; a type-5 message shorter than its UUID is left out.
+        #expect(SEIMessages.messages(inRBSP: [242, 200, 1, 2], types: [242]).isEmpty)
+        #expect(SEIMessages.messages(inRBSP: [5, 3, 1, 2, 3, 0x80], types: [5]).isEmpty)
+    }
 }
