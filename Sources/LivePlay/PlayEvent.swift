@@ -93,6 +93,7 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
     /// named one (secrets redacted); a planned move, so no 2103 and nothing counted against the retries.
     public static let reconnectRequested = PlayEventCode(9017, "LIVEPLAY_EVT_RECONNECT_REQUESTED")
     public static let seiMessage = PlayEventCode(9018, "LIVEPLAY_EVT_SEI_MESSAGE")
+    public static let audioDownmix = PlayEventCode(9019, "LIVEPLAY_EVT_AUDIO_DOWNMIX")
     /// liveplay's own warning: the stream carries malformed data the demuxer skipped (a lying PreviousTagSize,
     /// an oversized tag, bad script data), reported at most once per kind every 10 s with counts.
     public static let malformedData = PlayEventCode(9101, "LIVEPLAY_WARNING_MALFORMED_DATA")
@@ -109,7 +110,7 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
         handshakeFailed, serverDisconnected, readWriteFailed, networkDisconnected, fileNotFound, hevcDecodeFailed, streamSwitchFailed,
         serverRefused, catchUpStarted, catchUpEnded, catchUpSkip, latencyChanged, listenerOverflow, sessionSummary,
         paused, resumed, unplayable, seekStarted, seekDone, audioVolume, switched, malformedData, recordBegan,
-        recordProgress, recordCompleted, recordFailed, tracksChanged, reconnectRequested, seiMessage,
+        recordProgress, recordCompleted, recordFailed, tracksChanged, reconnectRequested, seiMessage, audioDownmix,
     ]
 }
 

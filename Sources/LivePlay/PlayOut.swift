@@ -323,6 +323,9 @@ final class PlayOut {
         } else {
             present()
         }
+        if let change = presenter.takeDownmixChange() {
+            reporter.report(Reports.downmix(from: change.layout, channels: change.channels))
+        }
         releaseHeldBegin(at: now)
         return nil
     }

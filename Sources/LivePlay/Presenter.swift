@@ -41,6 +41,8 @@ final class Presenter {
 
     /// The down-mix for a sink that takes fewer channels than the stream has, for the layout it was made for.
     private var downmix: StereoDownmix?
+    /// A down-mix began for a new layout (its name and channel count), until ``takeDownmixChange()``.
+    private var downmixChange: (layout: String, channels: Int)?
     /// `colorInfo` changes in stream order, each from its session time on; those behind the last shown picture go.
     private var colorChanges: [(from: MediaTimestamp, info: VideoColorInfo?)] = []
     /// SEI messages waiting for their picture, in stream order with its time; then those that went out with a
@@ -233,6 +235,12 @@ final class Presenter {
         return frame
     }
 
+    /// The layout a down-mix to stereo began for since the last call, if one did.
+    func takeDownmixChange() -> (layout: String, channels: Int)? {
+        defer { downmixChange = nil }
+        return downmixChange
+    }
+
     /// SEI messages for the picture stamped `pts` (decode order: kept sorted by time, as pictures are shown).
     func seiArrived(_ messages: [SEIMessage], pts: MediaTimestamp) {
         let index = pendingSEI.lastIndex { $0.pts <= pts }.map { $0 + 1 } ?? 0
@@ -285,7 +293,10 @@ final class Presenter {
         var input = frame.interleavedFloat32()
         var channels = frame.channels
         if let limit = sink.maximumChannels, channels > max(2, limit) {
-            if downmix?.matches(frame) != true { downmix = StereoDownmix(frame) }
+            if downmix?.matches(frame) != true {
+                downmix = StereoDownmix(frame)
+                downmixChange = (frame.layoutName, frame.channels)
+            }
             input = downmix!.apply(input)
             channels = 2
         }

@@ -168,6 +168,13 @@ enum Reports {
         }
     }
 
+    /// `LIVEPLAY_EVT_AUDIO_DOWNMIX` (9019): multichannel sound is folded to stereo for the sound sink.
+    static func downmix(from layout: String, channels: Int) -> Report {
+        Report(
+            .audioDownmix, "\(layout) sound down-mixed to stereo",
+            ["layout": .string(layout), "channels": .int(Int64(channels)), "to": .string("stereo")])
+    }
+
     /// `LIVEPLAY_EVT_SEI_MESSAGE` (9018): an SEI message of an asked-for payload type, as its picture is shown.
     static func sei(_ message: SEIMessage, pts: MediaTimestamp) -> Report {
         var parameters: [String: PlayEventValue] = [

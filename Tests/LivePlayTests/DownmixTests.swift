@@ -29,6 +29,11 @@ import Testing
             fixture.path, configuration: LivePlayConfiguration(), limit: .seconds(20), audioSink: sink)
         #expect(recording.codes.contains(2006), "\(recording.codes)")
         #expect(sink.channelCounts == [2])
+        // The down-mix is reported once, with the layout it folds.
+        let reports = recording.events.filter { $0.code == .audioDownmix }
+        #expect(reports.count == 1, "\(reports.map(\.message))")
+        #expect(reports.first?.parameters["layout"] == .string(codec == .opus ? "5.1" : "5.1(side)"))
+        #expect(reports.first?.parameters["channels"] == .int(6))
         // 16-bit output, as the device and a WAV get it: libswresample then scales its matrix so a full-scale
         // input cannot clip (its float output is not scaled, and can exceed 1.0), and so does liveplay.
         let raw = try ExternalTool.check(
