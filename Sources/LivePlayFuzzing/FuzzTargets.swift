@@ -90,10 +90,15 @@ public enum FuzzTargets {
             _ = try? FLVMultichannelConfig(parsing: body)
         default:
             let packet = EncodedPacket(kind: .video, dts: .zero, pts: .zero, isKeyframe: true, payload: Array(body))
-            _ = SEIMessages.userData(in: packet, codec: selector & 0x80 == 0 ? .h264 : .hevc, nalLengthSize: 4)
+            // Every payload type a player may be asked for, not only user data (`--sei`).
+            _ = SEIMessages.messages(
+                in: packet, codec: selector & 0x80 == 0 ? .h264 : .hevc, nalLengthSize: 4, types: Self.seiTypes)
         }
         return nil
     }
+
+    /// The SEI payload types the fuzzers ask for: user data, the CDNs' 242 / 243, and a type coded in two bytes.
+    static let seiTypes: Set<Int> = [4, 5, 242, 243, 300]
 
     /// Limits small enough that a fuzzer reaches them quickly.
     static let rtmpLimits = RTMPLimits(
@@ -296,7 +301,8 @@ public enum FuzzTargets {
                     case .videoConfiguration(let configuration): video = configuration
                     case .packet(let packet) where packet.kind == .video:
                         if let video {
-                            _ = SEIMessages.userData(in: packet, codec: video.codec, nalLengthSize: video.nalLengthSize)
+                            _ = SEIMessages.messages(
+                                in: packet, codec: video.codec, nalLengthSize: video.nalLengthSize, types: Self.seiTypes)
                         }
                     default: break
                     }
