@@ -14,6 +14,13 @@ struct DownloadCommand: AsyncParsableCommand {
             resumes it with an HTTP Range request, checked with If-Range against the server's ETag or \
             Last-Modified so a file that changed starts over. stdout carries one JSON object per update \
             (docs/event-log.md); URLs are shown with their query values redacted.
+
+            Exit codes: 0 every file downloaded (or paused by Ctrl-C or SIGTERM), or --list / --delete done; 64 \
+            bad usage; 69 a download failed (unreachable, refused, lost after its retries); 74 the cache could \
+            not be written (not enough free disk space, an I/O error).
+
+            Files: the media cache directory (--media-cache-dir; $XDG_CACHE_HOME/liveplay, or \
+            ~/.cache/liveplay), created if new.
             """
     )
 

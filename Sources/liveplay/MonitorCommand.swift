@@ -21,6 +21,9 @@ struct MonitorCommand: AsyncParsableCommand {
             The log is JSON lines on stdout: each stream's events and statuses (with `id`), and the monitor's own \
             `monitor` lines (listening, loaded, started, down, stopped) and `reload` lines. stderr has errors only.
 
+            Files: monitor reads --streams and writes none (as a service: liveplay-monitor.service reads \
+            /etc/liveplay/streams.list, and its log goes to the journal).
+
             Exit codes: 0 stopped by SIGINT or SIGTERM; 64 bad usage: an option, or a URL or list line that \
             `play` would refuse (a malformed URL, an unsupported scheme, a file that does not exist), told with \
             its line and reason; 71 the --metrics-listen address cannot be listened on (in use, not this \

@@ -34,6 +34,10 @@ struct PlayCommand: AsyncParsableCommand {
             smooth; l to the live edge; s snapshot (liveplay-snapshot-MS.png); f fullscreen; r rotate; i figures \
             on / off; n / p next / previous stream; q or Escape quit.
 
+            Files: play writes only what its options name (--record, --video-out, --audio-out, --snapshot, \
+            --snapshot-path, --arrival-trace), the window's snapshots (s: liveplay-snapshot-MS.png in the working \
+            directory) and, with --media-cache, the media cache ($XDG_CACHE_HOME/liveplay, or ~/.cache/liveplay).
+
             Examples:
               liveplay                                the built-in demo stream
               liveplay http://127.0.0.1:8080/live.flv a live HTTP-FLV stream
