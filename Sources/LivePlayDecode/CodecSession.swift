@@ -10,8 +10,11 @@ final class CodecSession {
 
     /// - Parameter maximumPixels: libavcodec's `max_pixels`: frames larger than this are errors, not allocations
     ///   (a stream can change size mid-GOP without a new sequence header).
+    /// - Parameter options: the decoder's private options (`avcodec_open2`'s dictionary), e.g. `cc_dec`'s
+    ///   `data_field`.
     init(
-        codecID: AVCodecID, name: String, extradata: [UInt8], threadCount: Int, maximumPixels: Int
+        codecID: AVCodecID, name: String, extradata: [UInt8], threadCount: Int, maximumPixels: Int,
+        options: [String: String] = [:]
     ) throws(DecodeError) {
         guard let codec = avcodec_find_decoder(codecID) else {
             throw DecodeError(.decoderNotFound, "libavcodec has no \(name) decoder")
@@ -40,7 +43,10 @@ final class CodecSession {
             context.pointee.extradata = buffer
             context.pointee.extradata_size = Int32(extradata.count)
         }
-        let status = avcodec_open2(context, codec, nil)
+        var dictionary: OpaquePointer?
+        for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }
+        let status = avcodec_open2(context, codec, &dictionary)
+        av_dict_free(&dictionary)
         guard status >= 0 else {
             throw DecodeError(.openFailed, "cannot open \(name) decoder: \(Self.describe(status))", averror: status)
         }
@@ -89,6 +95,34 @@ final class CodecSession {
         if status == liveplay_averror_eof() { return .drained }
         _ = try check(status, what: "receive frame")
         return .frame
+    }
+
+    /// A subtitle decoder's reading of `bytes` at `pts` (ms): the text lines of the subtitle it finished, in
+    /// libavcodec's ASS form, when it begins (ms) and how long it shows (ms, when the decoder knows); nil when the
+    /// bytes finished none.
+    func decodeSubtitle(_ bytes: [UInt8], pts: Int64) throws(DecodeError) -> (
+        start: Int64, duration: Int64?, lines: [String]
+    )? {
+        let status = av_new_packet(packet, Int32(clamping: bytes.count))
+        guard status >= 0 else { throw DecodeError(.outOfMemory, "av_new_packet failed", averror: status) }
+        defer { av_packet_unref(packet) }
+        bytes.withUnsafeBufferPointer { source in
+            if let base = source.baseAddress { packet.pointee.data.update(from: base, count: bytes.count) }
+        }
+        packet.pointee.pts = pts
+        var subtitle = AVSubtitle()
+        var finished: Int32 = 0
+        _ = try check(avcodec_decode_subtitle2(context, &subtitle, &finished, packet), what: "decode subtitle")
+        guard finished != 0 else { return nil }
+        defer { avsubtitle_free(&subtitle) }
+        var lines: [String] = []
+        for index in 0..<Int(subtitle.num_rects) {
+            if let rect = subtitle.rects?[index], let ass = rect.pointee.ass { lines.append(String(cString: ass)) }
+        }
+        // The subtitle's pts is in AV_TIME_BASE (µs), from the packet's; its start is relative to it.
+        let start = subtitle.pts == Int64.min ? pts : subtitle.pts / 1000 + Int64(subtitle.start_display_time)
+        let shown = Int64(subtitle.end_display_time) - Int64(subtitle.start_display_time)
+        return (start, subtitle.end_display_time == UInt32.max || shown <= 0 ? nil : shown, lines)
     }
 
     /// Forgets everything inside the decoder (after a drain, or to restart at a keyframe).

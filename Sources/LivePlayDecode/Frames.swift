@@ -46,6 +46,15 @@ public struct VideoFrame: Sendable {
         pixelFormat = av_get_pix_fmt_name(AVPixelFormat(frame.format)).map { String(cString: $0) } ?? "unknown"
     }
 
+    /// The closed-caption data the picture carried (ATSC A/53 `cc_data` triplets from its SEI, which libavcodec's
+    /// H.264 and HEVC decoders export as `AV_FRAME_DATA_A53_CC`); nil when none.
+    public var closedCaptionData: [UInt8]? {
+        guard let data = av_frame_get_side_data(buffer.frame, AV_FRAME_DATA_A53_CC), data.pointee.size > 0 else {
+            return nil
+        }
+        return Array(UnsafeBufferPointer(start: data.pointee.data, count: Int(data.pointee.size)))
+    }
+
     /// One plane of the picture in libavcodec's own buffer (no copy): `rows` rows of `stride` bytes each, of
     /// which the first `rowBytes` are pixels and the rest padding.
     public struct Plane {

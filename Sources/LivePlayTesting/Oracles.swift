@@ -32,6 +32,27 @@ public struct FrameHash: Hashable, Sendable {
 
 /// Answers from tools nobody here wrote: ffprobe's packet list and ffmpeg's frame hashes.
 public enum Oracle {
+    /// The CEA-608 captions ffmpeg finds in `path`'s video (`-f lavfi movie=F[out+subcc]`, its `cc_dec`), as
+    /// SRT: start and end in ms and the text, tags removed.
+    public static func captions(_ path: String) throws -> [(start: Int64, end: Int64, text: String)] {
+        let escaped = path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ":", with: "\\:")
+        let output = try ExternalTool.check(
+            "ffmpeg", ["-v", "error", "-nostdin", "-f", "lavfi", "-i", "movie=\(escaped)[out+subcc]", "-map", "0:1", "-f", "srt", "-"])
+        let text = String(decoding: output.standardOutput, as: UTF8.self)
+        func milliseconds(_ stamp: Substring) -> Int64 {
+            let parts = stamp.split { $0 == ":" || $0 == "," }.compactMap { Int64($0) }
+            guard parts.count == 4 else { return -1 }
+            return ((parts[0] * 60 + parts[1]) * 60 + parts[2]) * 1000 + parts[3]
+        }
+        return text.components(separatedBy: "\n\n").compactMap { block in
+            let lines = block.split(separator: "\n")
+            guard lines.count >= 3, let arrow = lines[1].range(of: " --> ") else { return nil }
+            let body = lines[2...].joined(separator: "\n")
+                .replacingOccurrences(of: #"<[^>]*>|\{[^}]*\}"#, with: "", options: .regularExpression)
+            return (milliseconds(lines[1][..<arrow.lowerBound]), milliseconds(lines[1][arrow.upperBound...]), body)
+        }
+    }
+
     /// ffprobe's packet list, in file order, with timestamps in the FLV time base (ms).
     public static func packets(_ path: String) throws -> [ProbePacket] {
         let output = try ExternalTool.check(

@@ -33,7 +33,7 @@ public enum SEIFixture {
     }
 
     /// x264's NAL units have 4-byte lengths.
-    private static func lengthPrefixed(_ unit: [UInt8]) -> [UInt8] {
+    static func lengthPrefixed(_ unit: [UInt8]) -> [UInt8] {
         (0..<4).reversed().map { UInt8(truncatingIfNeeded: unit.count >> (8 * $0)) } + unit
     }
 }

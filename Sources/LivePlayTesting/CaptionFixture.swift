@@ -1,0 +1,81 @@
+import Foundation
+import LivePlayCore
+import LivePlayFLV
+
+/// H.264 with CEA-608 captions, as broadcasters carry them: ATSC A/53 `cc_data` in an SEI
+/// (`user_data_registered_itu_t_t35`, "GA94") in every access unit, one byte pair of field 1 per picture in
+/// presentation order. The source is ``EnhancedFixture``'s x264 stream (two B-frames, 25 fps), written as legacy
+/// H.264 FLV tags, which Debian's ffmpeg reads too: `ffmpeg -f lavfi movie=F[out+subcc]` is the oracle.
+///
+/// The captions are pop-on (Resume Caption Loading, a row 15 preamble, the text, End Of Caption), each erased
+/// (Erase Displayed Memory) some pictures later; control codes are sent twice, as encoders do.
+public enum CaptionFixture {
+    /// The captions: their text and the pictures (presentation index) where loading starts and the erase is sent.
+    public static let captions: [(text: String, load: Int, erase: Int)] = [
+        ("HELLO WORLD", 5, 40), ("SECOND LINE", 50, 90),
+    ]
+
+    /// The FLV file (video only).
+    public static func make(seconds: Int = 4) throws -> String {
+        let (_, source) = try EnhancedFixture.elementary(.h264, seconds: seconds)
+        var schedule: [Int: [UInt8]] = [:]
+        for caption in captions {
+            for (offset, pair) in popOn(caption.text).enumerated() { schedule[caption.load + offset] = pair }
+            for (offset, pair) in [control(0x14, 0x2C), control(0x14, 0x2C)].enumerated() {
+                schedule[caption.erase + offset] = pair
+            }
+        }
+        // Each picture's place in presentation order: its caption bytes travel with it whatever the decode order.
+        let order = source.packets.indices.sorted { source.packets[$0].pts < source.packets[$1].pts }
+        var displayIndex = [Int](repeating: 0, count: source.packets.count)
+        for (position, index) in order.enumerated() { displayIndex[index] = position }
+        var writer = FLVWriter(hasAudio: false)
+        writer.writeVideo(codecID: 7, packetType: .sequenceHeader, keyframe: true, timestamp: 0, payload: source.extradata)
+        let shift = -(source.packets.map(\.dts).min() ?? 0)
+        for (index, packet) in source.packets.enumerated() {
+            let unit = sei(schedule[displayIndex[index]] ?? [0x80, 0x80])
+            writer.writeVideo(
+                codecID: 7, packetType: .nalu, keyframe: packet.isKeyframe, timestamp: UInt32(packet.dts + shift),
+                compositionTime: Int32(packet.pts - packet.dts), payload: SEIFixture.lengthPrefixed(unit) + packet.data)
+        }
+        return try Fixtures.write(writer.bytes, name: "captions")
+    }
+
+    /// The byte pairs of a pop-on caption on CC1.
+    static func popOn(_ text: String) -> [[UInt8]] {
+        var pairs = [control(0x14, 0x20), control(0x14, 0x20), control(0x14, 0x70), control(0x14, 0x70)]
+        var characters = Array(text.utf8)
+        if characters.count % 2 == 1 { characters.append(0) }
+        for index in stride(from: 0, to: characters.count, by: 2) {
+            pairs.append([oddParity(characters[index]), oddParity(characters[index + 1])])
+        }
+        return pairs + [control(0x14, 0x2F), control(0x14, 0x2F)]
+    }
+
+    private static func control(_ first: UInt8, _ second: UInt8) -> [UInt8] { [oddParity(first), oddParity(second)] }
+
+    /// 608 bytes carry 7 bits and odd parity in the eighth (a zero byte is sent as 0x80).
+    private static func oddParity(_ byte: UInt8) -> UInt8 {
+        let low = byte & 0x7F
+        return low.nonzeroBitCount % 2 == 0 ? low | 0x80 : low
+    }
+
+    /// An SEI NAL unit with one `user_data_registered_itu_t_t35` message: the A/53 `cc_data` with the pair on
+    /// field 1 and an empty field 2, emulation prevention applied.
+    private static func sei(_ pair: [UInt8]) -> [UInt8] {
+        let ccData: [UInt8] = [0xFC] + pair + [0xFD, 0x80, 0x80]
+        let body: [UInt8] = [0xB5, 0x00, 0x31] + Array("GA94".utf8) + [0x03, 0x40 | 2, 0xFF] + ccData + [0xFF]
+        let rbsp: [UInt8] = [4, UInt8(body.count)] + body + [0x80]
+        var unit: [UInt8] = [6]
+        var zeros = 0
+        for byte in rbsp {
+            if zeros >= 2, byte <= 3 {
+                unit.append(3)
+                zeros = 0
+            }
+            unit.append(byte)
+            zeros = byte == 0 ? zeros + 1 : 0
+        }
+        return unit
+    }
+}

@@ -1,0 +1,36 @@
+import LivePlay
+@testable import LivePlayDecode
+import LivePlayTesting
+import Testing
+
+/// CEA-608 captions in H.264 SEI (ATSC A/53), read from the decoded pictures and decoded by libavcodec's `cc_dec`:
+/// the same captions, at the same times, as ffmpeg finds in the same file (its `subcc` output).
+@Suite struct CaptionDecodeTests {
+    @Test func captionsMatchFFmpegs() throws {
+        let path = try CaptionFixture.make()
+        let decoded = try Decoded(path)
+        #expect(decoded.errors.isEmpty)
+        let decoder = try CaptionDecoder()
+        var captions: [Caption] = []
+        for frame in decoded.video { captions += try decoder.decode(frame) }
+        if let last = decoded.video.last, let open = decoder.finish(at: last.pts) { captions.append(open) }
+        let expected = try Oracle.captions(path)
+        #expect(expected.map(\.text) == CaptionFixture.captions.map(\.text), "the oracle: \(expected)")
+        #expect(captions.map(\.text) == expected.map(\.text))
+        // ffmpeg's movie source counts from the first picture's time (80 ms: x264's two B-frames of delay).
+        let origin = try #require(decoded.video.map(\.pts.milliseconds).min())
+        #expect(origin > 0)
+        #expect(captions.map { $0.start.milliseconds - origin } == expected.map(\.start))
+        #expect(captions.map { $0.end.milliseconds - origin } == expected.map(\.end))
+        #expect(captions.allSatisfy { $0.channel == "CC1" })
+        // Field 2 (CC3) carries nothing here.
+        let third = try CaptionDecoder(channel: "CC3")
+        #expect(try decoded.video.flatMap { try third.decode($0) }.isEmpty)
+        #expect(throws: DecodeError.self) { try CaptionDecoder(channel: "CC9") }
+    }
+
+    @Test func assTextBecomesPlainText() {
+        #expect(CaptionDecoder.plainText(#"0,0,Default,,0,0,0,,{\an7}HELLO WORLD"#) == "HELLO WORLD")
+        #expect(CaptionDecoder.plainText(#"0,0,Default,,0,0,0,,{\an7}{\i1}TWO{\i0}\NLINES, HERE "#) == "TWO\nLINES, HERE")
+    }
+}
