@@ -20,7 +20,7 @@
 // | ``PlayOut`` | jitter buffer and latency controller (``PlaybackEngine``), ``DecodeStage``, ``Presenter`` to the sinks; playing out the end; on standby (preloading: the newest GOP kept, its keyframe the poster) ``StandbyPlayOut`` | `PlayOut.swift`, `StandbyPlayOut.swift`, `EndDrain.swift` (playing out the end) |
 // | ``PosterDecoder`` | a keyframe decoded on its own, at once: a session's first picture, a preloaded stream's poster | `PosterDecoder.swift` |
 // | ``PacketTaps`` | the taps the loop calls with every packet taken and every read: recordings (``Recorder``, to a writer thread; where files begin and end), the arrival trace | `PacketTaps.swift`, `Recorder.swift`, `RecordingOutput.swift` |
-// | ``SessionReporter`` | events, startup milestones, statistics, the net status, the summary; the words are ``Reports``' | `SessionReporter.swift`, `SessionReports.swift` |
+// | ``SessionReporter`` | events, startup milestones, statistics, the net status, the summary; the words are ``Reports``' | `SessionReporter.swift`, `SessionReports.swift`, `StreamContentReports.swift` |
 //
 // ## One concurrency model
 //

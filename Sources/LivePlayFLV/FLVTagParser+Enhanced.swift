@@ -143,29 +143,20 @@ extension FLVTagParser {
     /// The tracks, their codecs and configurations, which ones play, and their descriptions, as one number;
     /// order-independent, since a dictionary's order is not the tracks'.
     private func tracksFingerprint() -> Int {
+        // Each entry hashed alone and summed, so the dictionaries' order does not count; generic, so a tag that
+        // checks the list allocates nothing.
+        func hash(_ first: some Hashable, _ second: some Hashable, _ third: some Hashable) -> Int {
+            var hasher = Hasher()
+            hasher.combine(first)
+            hasher.combine(second)
+            hasher.combine(third)
+            return hasher.finalize()
+        }
         var sum = 0
-        for (id, track) in videoTracks {
-            var hasher = Hasher()
-            hasher.combine(id)
-            hasher.combine(track.codec)
-            hasher.combine(track.configuration)
-            sum &+= hasher.finalize()
-        }
-        for (id, track) in audioTracks {
-            var hasher = Hasher()
-            hasher.combine(id)
-            hasher.combine(track.codec)
-            hasher.combine(track.configuration)
-            sum &+= hasher.finalize()
-        }
+        for (id, track) in videoTracks { sum &+= hash(id, track.codec, track.configuration) }
+        for (id, track) in audioTracks { sum &+= hash(id, track.codec, track.configuration) }
         for (kind, entries) in trackDescriptions {
-            for (id, entry) in entries {
-                var hasher = Hasher()
-                hasher.combine(kind)
-                hasher.combine(id)
-                hasher.combine(entry)
-                sum &+= hasher.finalize()
-            }
+            for (id, entry) in entries { sum &+= hash(kind, id, entry) }
         }
         var hasher = Hasher()
         hasher.combine(activeVideo)

@@ -20,9 +20,7 @@ public enum SEIMessages {
 
     /// The user-data messages in `packet` (AVCC / HVCC framing with `nalLengthSize`-byte lengths).
     public static func userData(in packet: EncodedPacket, codec: VideoCodec, nalLengthSize: Int) -> [UserDataMessage] {
-        messages(in: packet, codec: codec, nalLengthSize: nalLengthSize, types: [userDataUnregistered]).compactMap {
-            message in message.uuid.map { UserDataMessage(uuid: $0, payload: message.payload) }
-        }
+        userData(messages(in: packet, codec: codec, nalLengthSize: nalLengthSize, types: [userDataUnregistered]))
     }
 
     /// The messages of the payload `types` in `packet` (AVCC / HVCC framing with `nalLengthSize`-byte lengths),
@@ -80,9 +78,11 @@ public enum SEIMessages {
     }
 
     static func userData(inRBSP rbsp: [UInt8]) -> [UserDataMessage] {
-        messages(inRBSP: rbsp, types: [userDataUnregistered]).compactMap { message in
-            message.uuid.map { UserDataMessage(uuid: $0, payload: message.payload) }
-        }
+        userData(messages(inRBSP: rbsp, types: [userDataUnregistered]))
+    }
+
+    private static func userData(_ messages: [SEIMessage]) -> [UserDataMessage] {
+        messages.compactMap { message in message.uuid.map { UserDataMessage(uuid: $0, payload: message.payload) } }
     }
 
     /// A `payloadType` or `payloadSize`: 0xFF bytes add 255 each, the first other byte ends it.
