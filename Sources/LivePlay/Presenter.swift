@@ -112,6 +112,8 @@ final class Presenter {
         stretcher = nil
         audioEnd = nil
         posterPTS = nil
+        // Their pictures were waiting and are gone: they belong to no picture that will be shown.
+        pendingSEI.removeAll()
     }
 
     /// The stream time of the sound handed over since the last call, if any.

@@ -7,33 +7,36 @@ public struct Caption: Sendable, Hashable {
     public var end: MediaTimestamp
     /// Plain text, lines separated by `\n`.
     public var text: String
-    public var channel: String
+    public var channel: CaptionChannel
+}
+
+/// The CEA-608 channels libavcodec decodes: the first of each field (CC2 and CC4 are not decoded).
+public enum CaptionChannel: String, Sendable, Hashable, CaseIterable {
+    /// Field 1: what players show.
+    case cc1 = "CC1"
+    /// Field 2.
+    case cc3 = "CC3"
 }
 
 /// CEA-608 captions from the pictures' ATSC A/53 data (``VideoFrame/closedCaptionData``), decoded by libavcodec's
 /// `cc_dec` (EIA-608): fed in presentation order, it gives each caption once the screen has moved on from it
 /// (erased, or replaced), with when it appeared and for how long, as `ffmpeg -f lavfi movie=F[out+subcc]` does.
 ///
-/// One channel per decoder: field 1 carries CC1 (what players show), field 2 CC3. libavcodec decodes a field's
-/// first channel only (CC2 / CC4 are not decoded).
+/// One channel per decoder (``CaptionChannel``).
 public final class CaptionDecoder {
-    public let channel: String
+    public let channel: CaptionChannel
     private let session: CodecSession
     /// The caption on screen, from its start.
     private var showing: (start: MediaTimestamp, text: String)?
 
-    /// - Parameter channel: `CC1` (field 1) or `CC3` (field 2).
-    public init(channel: String = "CC1") throws(DecodeError) {
-        guard channel == "CC1" || channel == "CC3" else {
-            throw DecodeError(.decoderNotFound, "caption channel \(channel): libavcodec decodes CC1 and CC3")
-        }
+    public init(channel: CaptionChannel = .cc1) throws(DecodeError) {
         guard let descriptor = avcodec_descriptor_get_by_name("eia_608") else {
             throw DecodeError(.decoderNotFound, "this libavcodec has no EIA-608 decoder")
         }
         self.channel = channel
         session = try CodecSession(
             codecID: descriptor.pointee.id, name: "eia_608", extradata: [], threadCount: 1, maximumPixels: 0,
-            options: ["data_field": channel == "CC1" ? "first" : "second"])
+            options: ["data_field": channel == .cc1 ? "first" : "second"])
     }
 
     /// The captions that ended with `frame`'s data (the frames in presentation order).

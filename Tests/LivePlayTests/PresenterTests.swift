@@ -1,4 +1,5 @@
 @testable import LivePlay
+import LivePlayCore
 import LivePlayTesting
 import Testing
 
@@ -182,5 +183,38 @@ import Testing
         // Decoded audio goes nowhere without a sink.
         presenter.enqueue(frames.audio[0])
         #expect(presenter.audioClock(rate: 1) == nil)
+    }
+
+    /// SEI messages go out with their picture, or with the next one shown; a seek's reset forgets those whose
+    /// pictures were dropped, and at most 256 wait.
+    @Test func seiMessagesGoWithTheirPictureAndAResetForgetsThem() throws {
+        let frames = try Self.decoded()
+        let videoSink = RecordingVideoSink()
+        let presenter = Presenter(videoSink: videoSink, audioSink: nil)
+        let first = frames.video[0].pts, second = frames.video[1].pts
+        let message = { (text: String) in SEIMessage(payloadType: 242, payload: Array(text.utf8)) }
+        // Arriving in decode order: the later picture's first.
+        presenter.seiArrived([message("second")], pts: second)
+        presenter.seiArrived([message("first")], pts: first)
+        presenter.enqueue(frames.video[0])
+        presenter.enqueue(frames.video[1])
+        _ = presenter.present(at: first, rate: 1)
+        _ = presenter.present(at: second, rate: 1)
+        #expect(videoSink.shown.map(\.seiMessages) == [[message("first")], [message("second")]])
+        #expect(presenter.takeShownSEI().map(\.1) == [first, second])
+        #expect(presenter.takeShownSEI().isEmpty)
+        // A seek drops the waiting pictures, and their messages with them.
+        presenter.seiArrived([message("dropped")], pts: frames.video[2].pts)
+        presenter.reset()
+        presenter.enqueue(frames.video[3])
+        _ = presenter.present(at: frames.video[3].pts, rate: 1)
+        #expect(videoSink.shown.last?.seiMessages == [])
+        // Without pictures, the oldest go past the bound.
+        for index in 0..<300 { presenter.seiArrived([message("\(index)")], pts: frames.video[4].pts) }
+        presenter.enqueue(frames.video[4])
+        _ = presenter.present(at: frames.video[4].pts, rate: 1)
+        let kept = videoSink.shown.last?.seiMessages ?? []
+        #expect(kept.count == Presenter.maximumPendingSEI)
+        #expect(kept.first == message("44") && kept.last == message("299"))
     }
 }
