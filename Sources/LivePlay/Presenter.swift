@@ -43,14 +43,8 @@ final class Presenter {
     private var downmix: StereoDownmix?
     /// A down-mix began for a new layout (its name and channel count), until ``takeDownmixChange()``.
     private var downmixChange: (layout: String, channels: Int)?
-    /// `colorInfo` changes in stream order, each from its session time on; those behind the last shown picture go.
-    private var colorChanges: [(from: MediaTimestamp, info: VideoColorInfo?)] = []
-    /// SEI messages waiting for their picture, in stream order with its time; then those that went out with a
-    /// picture, until ``takeShownSEI()``.
-    private var pendingSEI: [(pts: MediaTimestamp, message: SEIMessage)] = []
-    private var shownSEI: [(SEIMessage, MediaTimestamp)] = []
-    /// The most SEI messages waiting: a stream sending SEI and no pictures must not grow them without bound.
-    static let maximumPendingSEI = 256
+    /// What goes to the video sink with each picture: `colorInfo`, SEI messages.
+    private var attachments = PictureAttachments()
     /// The last picture shown (``LivePlayer/snapshot()``).
     private(set) var lastShown: VideoFrame?
     private var video = PresentationQueue<VideoFrame>(capacity: 16)
@@ -112,8 +106,7 @@ final class Presenter {
         stretcher = nil
         audioEnd = nil
         posterPTS = nil
-        // Their pictures were waiting and are gone: they belong to no picture that will be shown.
-        pendingSEI.removeAll()
+        attachments.reset()
     }
 
     /// The stream time of the sound handed over since the last call, if any.
@@ -219,20 +212,7 @@ final class Presenter {
         var timing = FrameTiming(
             pts: pts, position: position, rate: rate, droppedBefore: droppedBefore, renderMode: renderMode,
             rotation: rotation)
-        if !colorChanges.isEmpty {
-            while colorChanges.count > 1, colorChanges[1].from <= pts { colorChanges.removeFirst() }
-            if colorChanges[0].from <= pts { timing.colorInfo = colorChanges[0].info }
-        }
-        // A picture takes its own SEI messages and those of pictures before it that were never shown (late, or
-        // skipped in a catch-up): delivered late rather than lost.
-        if !pendingSEI.isEmpty {
-            let due = pendingSEI.prefix { $0.pts <= pts }
-            if !due.isEmpty {
-                timing.seiMessages = due.map(\.message)
-                shownSEI += due.map { ($0.message, $0.pts) }
-                pendingSEI.removeFirst(due.count)
-            }
-        }
+        attachments.attach(to: &timing)
         videoSink?.present(frame, timing: timing)
         return frame
     }
@@ -243,24 +223,19 @@ final class Presenter {
         return downmixChange
     }
 
-    /// SEI messages for the picture stamped `pts` (decode order: kept sorted by time, as pictures are shown).
+    /// SEI messages for the picture stamped `pts` (``PictureAttachments``).
     func seiArrived(_ messages: [SEIMessage], pts: MediaTimestamp) {
-        let index = pendingSEI.lastIndex { $0.pts <= pts }.map { $0 + 1 } ?? 0
-        pendingSEI.insert(contentsOf: messages.map { (pts, $0) }, at: index)
-        if pendingSEI.count > Self.maximumPendingSEI { pendingSEI.removeFirst(pendingSEI.count - Self.maximumPendingSEI) }
-    }
-
-    /// The SEI messages that went out with pictures since the last call, with their pictures' times.
-    func takeShownSEI() -> [(SEIMessage, MediaTimestamp)] {
-        defer { shownSEI.removeAll(keepingCapacity: true) }
-        return shownSEI
+        attachments.seiArrived(messages, pts: pts)
     }
 
     /// The stream's `colorInfo` for the pictures from `from` on.
     func colorChanged(to info: VideoColorInfo?, from: MediaTimestamp) {
-        // A stream sending colorInfo and no pictures must not grow this without bound.
-        if colorChanges.count >= 64 { colorChanges.removeFirst() }
-        colorChanges.append((from, info))
+        attachments.colorChanged(to: info, from: from)
+    }
+
+    /// The SEI messages that went out with pictures since the last call, with their pictures' times.
+    func takeShownSEI() -> [(SEIMessage, MediaTimestamp)] {
+        attachments.takeShownSEI()
     }
 
     private func presentAudio(at position: MediaTimestamp, rate: Double) {

@@ -214,7 +214,7 @@ import Testing
         presenter.enqueue(frames.video[4])
         _ = presenter.present(at: frames.video[4].pts, rate: 1)
         let kept = videoSink.shown.last?.seiMessages ?? []
-        #expect(kept.count == Presenter.maximumPendingSEI)
+        #expect(kept.count == PictureAttachments.maximumPending)
         #expect(kept.first == message("44") && kept.last == message("299"))
     }
 }
