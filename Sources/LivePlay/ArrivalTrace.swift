@@ -62,13 +62,21 @@ public protocol ArrivalTap: AnyObject, Sendable {
 /// thread of its own; a full queue drops reads and counts them rather than stall playback.
 ///
 public final class ArrivalTraceFile: ArrivalTap, Sendable {
-    private let writer: SinkWriter<TraceOutput>
+    private let writer: SinkWriter<EncodedItemsOutput<ArrivalRead>>
 
     /// Opens the output now (a file is created or truncated, so a bad path fails here). `-` is standard output.
     public init(path: String) throws(LivePlayError) {
         let file = try OutputFile(SinkOutput(argument: path))
-        writer = SinkWriter(
-            name: "liveplay-trace", output: TraceOutput(file: file), limits: WriteQueueLimits(items: 4096, bytes: 8 << 20))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let output = EncodedItemsOutput<ArrivalRead>(file: file) { (read) throws(LivePlayError) in
+            do {
+                return [UInt8](try encoder.encode(read)) + [0x0A]
+            } catch {
+                throw LivePlayError(.outputFailed, "arrival trace: \(error)")
+            }
+        }
+        writer = SinkWriter(name: "liveplay-trace", output: output, limits: WriteQueueLimits(items: 4096, bytes: 8 << 20))
     }
 
     deinit {
@@ -92,36 +100,5 @@ public final class ArrivalTraceFile: ArrivalTap, Sendable {
         let text = try String(contentsOfFile: path, encoding: .utf8)
         let decoder = JSONDecoder()
         return try text.split(separator: "\n").map { try decoder.decode(ArrivalRead.self, from: Data($0.utf8)) }
-    }
-}
-
-/// The writer-thread half of ``ArrivalTraceFile``.
-private final class TraceOutput: QueuedOutput {
-    private let file: OutputFile
-    private let encoder = JSONEncoder()
-
-    init(file: OutputFile) {
-        self.file = file
-        encoder.outputFormatting = [.sortedKeys]
-    }
-
-    func write(_ item: ArrivalRead, isAbandoned: () -> Bool) throws(LivePlayError) -> WriteOutcome {
-        let line: Data
-        do {
-            line = try encoder.encode(item)
-        } catch {
-            throw LivePlayError(.outputFailed, "arrival trace: \(error)")
-        }
-        try file.append([UInt8](line) + [0x0A], isAbandoned: isAbandoned)
-        return WriteOutcome(written: 1)
-    }
-
-    func close(isAbandoned: () -> Bool) throws(LivePlayError) -> WriteOutcome {
-        try file.close()
-        return WriteOutcome()
-    }
-
-    func abort() {
-        file.abort()
     }
 }

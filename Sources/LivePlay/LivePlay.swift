@@ -17,7 +17,7 @@
 // |---|---|---|
 // | ``ConnectionSupervisor`` (LivePlayTransport) | connections, reconnects, FLV framing, goodput; one ordered sequence of events (with a ``MediaCache``, over a ``CachingSource``, whose file reads and appends run on the playback's thread as a local file's do) | `ConnectionSupervisor.swift` |
 // | ``MediaIntake`` | one timeline across connections, which packets are played (resumes, seeks), codec configurations, wall-clock stamps | `MediaIntake.swift` |
-// | ``PlayOut`` | jitter buffer and latency controller (``PlaybackEngine``), ``DecodeStage``, ``Presenter`` to the sinks; playing out the end; on standby (preloading: the newest GOP kept, its keyframe the poster) ``StandbyPlayOut`` | `PlayOut.swift`, `StandbyPlayOut.swift`, `EndDrain.swift` (playing out the end) |
+// | ``PlayOut`` | jitter buffer and latency controller (``PlaybackEngine``), ``DecodeStage``, the pictures' captions (``CaptionStage``), ``Presenter`` to the sinks with what goes with each picture (``PictureAttachments``); playing out the end; on standby (preloading: the newest GOP kept, its keyframe the poster) ``StandbyPlayOut`` | `PlayOut.swift`, `CaptionStage.swift`, `PictureAttachments.swift`, `StandbyPlayOut.swift`, `EndDrain.swift` (playing out the end) |
 // | ``PosterDecoder`` | a keyframe decoded on its own, at once: a session's first picture, a preloaded stream's poster | `PosterDecoder.swift` |
 // | ``PacketTaps`` | the taps the loop calls with every packet taken and every read: recordings (``Recorder``, to a writer thread; where files begin and end), the arrival trace | `PacketTaps.swift`, `Recorder.swift`, `RecordingOutput.swift` |
 // | ``SessionReporter`` | events, startup milestones, statistics, the net status, the summary; the words are ``Reports``' | `SessionReporter.swift`, `SessionReports.swift`, `StreamContentReports.swift` |
@@ -70,7 +70,7 @@
 // | `liveplay-rtmp` | each RTMP connection | librtmp's blocking connect and reads | the connection closes |
 // | `liveplay-watch` | each RTMP connection | its handshake deadline and goodput watchdog, which shut the socket down | the connection closes |
 // | `liveplay-resolve` | a connection to a host name, not an address | one `getaddrinfo`, which cannot be interrupted | the lookup returns (abandoned after its timeout) |
-// | a writer per file sink (`liveplay-y4m`, `liveplay-pcm`, …) | ``Y4MSink``, ``PCMSink``, ``SnapshotSink`` | writing to the file or pipe | the sink finishes |
+// | a writer per file sink (`liveplay-y4m`, `liveplay-pcm`, `liveplay-vtt`, …) | ``Y4MSink``, ``PCMSink``, ``SnapshotSink``, ``ArrivalTraceFile``, ``WebVTTFile`` | writing to the file or pipe | the sink finishes |
 // | `liveplay-record`, one per recording | ``PlaybackControl/startRecording(_:)`` (``Recorder``) | libavformat's muxer, the file's writes and free-space checks | the recording stops and its file is closed |
 // | `liveplay-signal` (the CLI) | the first `SignalWatch` | SIGINT / SIGTERM (stop), SIGHUP (the monitor's reload), SIGWINCH (the status line) | the process's |
 // | `liveplay-window` (LivePlayWindow) | ``PlayerWindow`` | SDL: the window, its events, drawing | the window closes |

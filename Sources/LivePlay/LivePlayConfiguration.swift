@@ -17,6 +17,10 @@ public struct LivePlayConfiguration: Sendable {
     /// ``FrameTiming/seiMessages``, each with the picture it came with (TXLivePlayer V2's
     /// `enableReceiveSeiMessage`): 5 (user data unregistered), 242, 243… Empty: none.
     public var seiPayloadTypes: Set<Int> = []
+    /// The CEA-608 caption channel decoded from the pictures' caption data (H.264 / HEVC SEI, ATSC A/53): each
+    /// caption goes to the sink with its pictures (``FrameTiming/caption``) and, once it leaves the screen, out as
+    /// `LIVEPLAY_EVT_CAPTION` (9020). `nil`: none decoded. A stream without caption data costs nothing.
+    public var captionChannel: CaptionChannel? = .cc1
     /// Decode, or only demux (probe mode).
     public var decodes: Bool
     public var decoder: DecoderOptions

@@ -77,7 +77,8 @@ public final class LiveSession<C: SessionClock> {
         reporter = SessionReporter(time: SessionTime(clock))
         intake = MediaIntake(
             enableMessage: configuration.enableMessage, enableMetaData: configuration.enableMetaData,
-            seiPayloadTypes: configuration.seiPayloadTypes, logger: logger)
+            seiPayloadTypes: configuration.seiPayloadTypes, showsCaptions: configuration.captionChannel != nil,
+            logger: logger)
         playOut = PlayOut(
             configuration: configuration, presenter: Presenter(videoSink: videoSink, audioSink: audioSink),
             control: control, reporter: reporter)
@@ -106,6 +107,7 @@ public final class LiveSession<C: SessionClock> {
         }
         return await withTaskExecutorPreference(thread) {
             let outcome = await connectAndPlay()
+            playOut.picturesEnded()
             taps.finish(at: elapsed).forEach(reporter.report)
             playOut.publish(ended: true)
             reporter.summary(outcome, droppedFrames: playOut.droppedFrames, onDemand: playOut.onDemand)

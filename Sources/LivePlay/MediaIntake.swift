@@ -1,5 +1,6 @@
 import LivePlayBuffering
 import LivePlayCore
+import LivePlayDecode
 import LivePlayFLV
 import Logging
 
@@ -33,6 +34,8 @@ struct MediaIntake {
         case audioSilence
         /// SEI messages of the asked-for payload types, carried by the played video packet stamped `pts`.
         case sei([SEIMessage], pts: MediaTimestamp)
+        /// Caption text from the stream's script data (`onTextData`, `onCaption`), from its time on.
+        case caption(CaptionScreen)
     }
 
     /// What the stream has shown of itself so far.
@@ -55,6 +58,8 @@ struct MediaIntake {
     private let enableMessage: Bool
     private let enableMetaData: Bool
     private let seiPayloadTypes: Set<Int>
+    /// Captions are on (``LivePlayConfiguration/captionChannel``): script-data caption text goes to play-out.
+    private let showsCaptions: Bool
     private let logger: Logger
     private var stitcher = TimelineStitcher()
     private var clockStamp: (wallClockMs: Double, streamMs: Int64)?
@@ -62,10 +67,14 @@ struct MediaIntake {
     private var sawKeyframe = false
     private var sawMedia = false
 
-    init(enableMessage: Bool, enableMetaData: Bool, seiPayloadTypes: Set<Int> = [], logger: Logger) {
+    init(
+        enableMessage: Bool, enableMetaData: Bool, seiPayloadTypes: Set<Int> = [], showsCaptions: Bool = false,
+        logger: Logger
+    ) {
         self.enableMessage = enableMessage
         self.enableMetaData = enableMetaData
         self.seiPayloadTypes = seiPayloadTypes
+        self.showsCaptions = showsCaptions
         self.logger = logger
     }
 
@@ -113,6 +122,11 @@ struct MediaIntake {
         case .dataMessage(let message):
             if let stamp = WallClockStamp(message) {
                 clockStamp = (Double(stamp.wallClockMs), Int64(stamp.streamMs) + timelineOffset)
+            } else if let text = ScriptCaptions.text(of: message) {
+                if showsCaptions {
+                    let at = MediaTimestamp(milliseconds: message.timestamp.milliseconds + timelineOffset)
+                    steps.append(.caption(CaptionScreen(at: at, text: text, channel: .text)))
+                }
             } else if enableMessage {
                 steps.append(.report(Reports.scriptMessage(message)))
             }

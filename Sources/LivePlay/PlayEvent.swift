@@ -92,8 +92,14 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
     /// connection was read to the next keyframe and the player moves on at once, to `tc_url` when the server
     /// named one (secrets redacted); a planned move, so no 2103 and nothing counted against the retries.
     public static let reconnectRequested = PlayEventCode(9017, "LIVEPLAY_EVT_RECONNECT_REQUESTED")
+    /// An SEI message of a payload type asked for (``LivePlayConfiguration/seiPayloadTypes``), with the picture it
+    /// came with: `payload_type`, `pts_ms`, `payload` (base64), `size`, `uuid` (type 5).
     public static let seiMessage = PlayEventCode(9018, "LIVEPLAY_EVT_SEI_MESSAGE")
+    /// Multichannel sound is down-mixed to stereo for the sound sink: `layout`, `channels`, `to`.
     public static let audioDownmix = PlayEventCode(9019, "LIVEPLAY_EVT_AUDIO_DOWNMIX")
+    /// A caption left the screen (``LivePlayConfiguration/captionChannel``): `start_ms`, `end_ms` (the times of the
+    /// pictures it showed with, stream time), `text` (lines separated by `\n`), `channel` (`CC1`, `CC3`).
+    public static let caption = PlayEventCode(9020, "LIVEPLAY_EVT_CAPTION")
     /// liveplay's own warning: the stream carries malformed data the demuxer skipped (a lying PreviousTagSize,
     /// an oversized tag, bad script data), reported at most once per kind every 10 s with counts.
     public static let malformedData = PlayEventCode(9101, "LIVEPLAY_WARNING_MALFORMED_DATA")
@@ -111,6 +117,7 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
         serverRefused, catchUpStarted, catchUpEnded, catchUpSkip, latencyChanged, listenerOverflow, sessionSummary,
         paused, resumed, unplayable, seekStarted, seekDone, audioVolume, switched, malformedData, recordBegan,
         recordProgress, recordCompleted, recordFailed, tracksChanged, reconnectRequested, seiMessage, audioDownmix,
+        caption,
     ]
 }
 

@@ -18,6 +18,7 @@ final class PlayOut {
     private(set) var engine: PlaybackEngine
     let presenter: Presenter
     private let decoding: DecodeStage
+    private var captions: CaptionStage
     /// A session's first picture and a preloaded stream's poster, each a keyframe decoded on its own.
     private let posters: PosterDecoder
     private let reporter: SessionReporter
@@ -61,6 +62,7 @@ final class PlayOut {
     ) {
         engine = PlaybackEngine(parameters: configuration.latency, limits: configuration.bufferLimits)
         decoding = DecodeStage(options: configuration.decoder)
+        captions = CaptionStage(channel: configuration.captionChannel)
         posters = PosterDecoder(options: configuration.decoder)
         decodes = configuration.decodes
         limits = configuration.bufferLimits
@@ -139,6 +141,8 @@ final class PlayOut {
             presenter.silenceBegan()
         case .sei(let messages, let pts):
             presenter.seiArrived(messages, pts: pts)
+        case .caption(let change):
+            presenter.captionChanged(change)
         case .report(let report):
             reporter.report(report)
         case .mediaArrived:
@@ -240,6 +244,7 @@ final class PlayOut {
         engine.expectsVideo = expectsVideo
         presenter.reset()
         decoding.reset()
+        captions.reset()
         hasBegun = false
         beginGate.restart()
         readAgain()
@@ -401,6 +406,7 @@ final class PlayOut {
         published.lastPicture = frame
         reporter.shown(frame)
         for (message, pts) in presenter.takeShownSEI() { reporter.report(Reports.sei(message, pts: pts)) }
+        reportEndedCaptions()
         if let report = standby.shown(frame) { reporter.report(report) }
     }
 
@@ -440,6 +446,9 @@ final class PlayOut {
             switch output {
             case .video(let frame):
                 firstFrame()
+                let (change, problem) = captions.decode(frame)
+                if let change { presenter.captionChanged(change) }
+                if let problem { reporter.report(problem) }
                 presenter.enqueue(frame)
                 if let position = engine.position { presenter.dropSupersededPictures(at: position) }
             case .audio(let frame):
@@ -450,6 +459,17 @@ final class PlayOut {
                 if let report = Reports.decoding(output) { reporter.report(report) }
             }
         }
+    }
+
+    /// The captions that left the screen, as events.
+    private func reportEndedCaptions() {
+        for caption in presenter.takeEndedCaptions() { reporter.report(Reports.caption(caption)) }
+    }
+
+    /// Playback ends (played out, stopped, failed): the caption on screen ends with the last picture shown.
+    func picturesEnded() {
+        presenter.picturesEnded()
+        reportEndedCaptions()
     }
 
     private func firstFrame() {

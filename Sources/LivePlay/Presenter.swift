@@ -43,7 +43,7 @@ final class Presenter {
     private var downmix: StereoDownmix?
     /// A down-mix began for a new layout (its name and channel count), until ``takeDownmixChange()``.
     private var downmixChange: (layout: String, channels: Int)?
-    /// What goes to the video sink with each picture: `colorInfo`, SEI messages.
+    /// What goes to the video sink with each picture: `colorInfo`, SEI messages, the caption on screen.
     private var attachments = PictureAttachments()
     /// The last picture shown (``LivePlayer/snapshot()``).
     private(set) var lastShown: VideoFrame?
@@ -106,7 +106,7 @@ final class Presenter {
         stretcher = nil
         audioEnd = nil
         posterPTS = nil
-        attachments.reset()
+        attachments.reset(lastShown: lastShown?.pts)
     }
 
     /// The stream time of the sound handed over since the last call, if any.
@@ -228,6 +228,11 @@ final class Presenter {
         attachments.seiArrived(messages, pts: pts)
     }
 
+    /// A caption channel's screen changes from the picture at `change.at` on.
+    func captionChanged(_ change: CaptionScreen) {
+        attachments.captionChanged(change)
+    }
+
     /// The stream's `colorInfo` for the pictures from `from` on.
     func colorChanged(to info: VideoColorInfo?, from: MediaTimestamp) {
         attachments.colorChanged(to: info, from: from)
@@ -236,6 +241,16 @@ final class Presenter {
     /// The SEI messages that went out with pictures since the last call, with their pictures' times.
     func takeShownSEI() -> [(SEIMessage, MediaTimestamp)] {
         attachments.takeShownSEI()
+    }
+
+    /// The captions that left the screen since the last call.
+    func takeEndedCaptions() -> [Caption] {
+        attachments.takeEndedCaptions()
+    }
+
+    /// No picture follows the last one shown (the end of the stream, a stop): the caption on screen ends with it.
+    func picturesEnded() {
+        attachments.reset(lastShown: lastShown?.pts)
     }
 
     private func presentAudio(at position: MediaTimestamp, rate: Double) {

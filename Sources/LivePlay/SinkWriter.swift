@@ -90,6 +90,32 @@ protocol QueuedOutput: AnyObject, SendableMetatype {
     func abort()
 }
 
+/// The writer-thread half of a sink that writes each item as bytes of its own to one file (a JSON line of the
+/// arrival trace, a WebVTT cue), in order, with nothing to patch at the end.
+final class EncodedItemsOutput<Item: Sendable>: QueuedOutput {
+    private let file: OutputFile
+    private let encode: (Item) throws(LivePlayError) -> [UInt8]
+
+    init(file: OutputFile, encode: @escaping (Item) throws(LivePlayError) -> [UInt8]) {
+        self.file = file
+        self.encode = encode
+    }
+
+    func write(_ item: Item, isAbandoned: () -> Bool) throws(LivePlayError) -> WriteOutcome {
+        try file.append(try encode(item), isAbandoned: isAbandoned)
+        return WriteOutcome(written: 1)
+    }
+
+    func close(isAbandoned: () -> Bool) throws(LivePlayError) -> WriteOutcome {
+        try file.close()
+        return WriteOutcome()
+    }
+
+    func abort() {
+        file.abort()
+    }
+}
+
 /// A bounded hand-off from the play loop to one dedicated writer thread, so a sink never blocks the play
 /// loop on I/O (STYLE.md rule 8); when the queue is full the newest item is dropped and counted.
 ///

@@ -53,6 +53,9 @@ public struct FrameTiming: Sendable, Hashable {
     /// The SEI messages of ``LivePlayConfiguration/seiPayloadTypes`` this picture carried (and those of pictures
     /// before it that were never shown).
     public var seiMessages: [SEIMessage] = []
+    /// The caption on screen with this picture (``LivePlayConfiguration/captionChannel``), lines separated by
+    /// `\n`; `nil` when none shows. A sink that draws shows it when its viewer asked for captions.
+    public var caption: String?
 
     public init(
         pts: MediaTimestamp, position: MediaTimestamp, rate: Double, droppedBefore: Int,

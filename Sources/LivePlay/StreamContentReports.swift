@@ -1,9 +1,10 @@
 import Foundation
 import LivePlayCore
+import LivePlayDecode
 import LivePlayFLV
 
 /// What the stream itself carries, as events: its metadata, its tracks, its `colorInfo`, and the messages in it
-/// (script data, SEI). The rest of ``Reports`` is in `SessionReports.swift`.
+/// (script data, SEI, captions). The rest of ``Reports`` is in `SessionReports.swift`.
 extension Reports {
     static func metadata(_ metadata: FLVMetadata) -> Report {
         var parameters: [String: PlayEventValue] = [:]
@@ -70,5 +71,20 @@ extension Reports {
         ]
         if let uuid = message.uuidString { parameters["uuid"] = .string(uuid) }
         return Report(.seiMessage, "SEI message, payload type \(message.payloadType)", parameters)
+    }
+
+    /// `LIVEPLAY_EVT_CAPTION` (9020): a caption left the screen; its times are the pictures' it showed with.
+    static func caption(_ caption: Caption) -> Report {
+        Report(
+            .caption, caption.text,
+            [
+                "start_ms": .int(caption.start.milliseconds), "end_ms": .int(caption.end.milliseconds),
+                "text": .string(caption.text), "channel": .string(caption.channel.rawValue),
+            ])
+    }
+
+    /// Captions stop for this session: libavcodec cannot decode them (`LIVEPLAY_WARNING_MALFORMED_DATA`).
+    static func captionsFailed(_ error: DecodeError) -> Report {
+        Report(.malformedData, "captions cannot be decoded: \(error)", ["reason": .string("captions")])
     }
 }

@@ -16,10 +16,19 @@ public enum CaptionFixture {
     ]
 
     /// The FLV file (video only).
-    public static func make(seconds: Int = 4) throws -> String {
+    ///
+    /// - Parameters:
+    ///   - pictureCaptions: the 608 captions in the pictures' SEI (else the SEI carries only padding): their text,
+    ///     and the pictures (presentation index) where loading starts and the erase is sent.
+    ///   - scriptCaptions: `onTextData` messages (their text, and their time in milliseconds), each written before
+    ///     the first picture decoded at or after its time.
+    public static func make(
+        seconds: Int = 4, pictureCaptions: [(text: String, load: Int, erase: Int)] = captions,
+        scriptCaptions: [(text: String, at: UInt32)] = []
+    ) throws -> String {
         let (_, source) = try EnhancedFixture.elementary(.h264, seconds: seconds)
         var schedule: [Int: [UInt8]] = [:]
-        for caption in captions {
+        for caption in pictureCaptions {
             for (offset, pair) in popOn(caption.text).enumerated() { schedule[caption.load + offset] = pair }
             for (offset, pair) in [control(0x14, 0x2C), control(0x14, 0x2C)].enumerated() {
                 schedule[caption.erase + offset] = pair
@@ -32,13 +41,21 @@ public enum CaptionFixture {
         var writer = FLVWriter(hasAudio: false)
         writer.writeVideo(codecID: 7, packetType: .sequenceHeader, keyframe: true, timestamp: 0, payload: source.extradata)
         let shift = -(source.packets.map(\.dts).min() ?? 0)
+        var script = scriptCaptions[...]
         for (index, packet) in source.packets.enumerated() {
+            let timestamp = UInt32(packet.dts + shift)
+            while let next = script.first, next.at <= timestamp {
+                writer.writeScript(
+                    name: "onTextData", [.object([AMF0Property("text", .string(next.text))])], timestamp: next.at)
+                script = script.dropFirst()
+            }
             let unit = sei(schedule[displayIndex[index]] ?? [0x80, 0x80])
             writer.writeVideo(
-                codecID: 7, packetType: .nalu, keyframe: packet.isKeyframe, timestamp: UInt32(packet.dts + shift),
+                codecID: 7, packetType: .nalu, keyframe: packet.isKeyframe, timestamp: timestamp,
                 compositionTime: Int32(packet.pts - packet.dts), payload: SEIFixture.lengthPrefixed(unit) + packet.data)
         }
-        return try Fixtures.write(writer.bytes, name: "captions")
+        let name = "captions" + pictureCaptions.map { "-\($0.load)" }.joined() + scriptCaptions.map { "-\($0.at)" }.joined()
+        return try Fixtures.write(writer.bytes, name: name)
     }
 
     /// The byte pairs of a pop-on caption on CC1.

@@ -3,17 +3,26 @@ import LivePlay
 import LivePlayTesting
 import Testing
 
-/// CEA-608 captions in H.264 SEI (ATSC A/53), read from the decoded pictures and decoded by libavcodec's `cc_dec`:
-/// the same captions, at the same times, as ffmpeg finds in the same file (its `subcc` output).
+/// CEA-608 captions in H.264 SEI (ATSC A/53), read from the decoded pictures and decoded by libavcodec's `cc_dec`
+/// in real time: the same captions, at the same times, as ffmpeg finds in the same file (its `subcc` output, decoded
+/// when each caption has ended).
 @Suite struct CaptionDecodeTests {
     @Test func captionsMatchFFmpegs() throws {
         let path = try CaptionFixture.make()
         let decoded = try Decoded(path)
         #expect(decoded.errors.isEmpty)
         let decoder = try CaptionDecoder()
+        var timeline = CaptionTimeline()
         var captions: [Caption] = []
-        for frame in decoded.video { captions += try decoder.decode(frame) }
-        if let last = decoded.video.last, let open = decoder.finish(at: last.pts) { captions.append(open) }
+        var changes: [CaptionScreen] = []
+        for frame in decoded.video {
+            guard let change = try decoder.decode(frame) else { continue }
+            changes.append(change)
+            if let ended = timeline.show(change) { captions.append(ended) }
+        }
+        if let last = decoded.video.last, let open = timeline.finish(at: last.pts) { captions.append(open) }
+        // Real-time mode tells each change once, at the picture that made it: shown, erased, shown, erased.
+        #expect(changes.map(\.text) == ["HELLO WORLD", "", "SECOND LINE", ""], "\(changes)")
         let expected = try Oracle.captions(path)
         #expect(expected.map(\.text) == CaptionFixture.captions.map(\.text), "the oracle: \(expected)")
         #expect(captions.map(\.text) == expected.map(\.text))
@@ -25,7 +34,7 @@ import Testing
         #expect(captions.allSatisfy { $0.channel == .cc1 })
         // Field 2 (CC3) carries nothing here.
         let third = try CaptionDecoder(channel: .cc3)
-        #expect(try decoded.video.flatMap { try third.decode($0) }.isEmpty)
+        #expect(try decoded.video.compactMap { try third.decode($0) }.isEmpty)
     }
 
     @Test func assTextBecomesPlainText() {

@@ -217,4 +217,37 @@ import Testing
         #expect(kept.count == PictureAttachments.maximumPending)
         #expect(kept.first == message("44") && kept.last == message("299"))
     }
+
+    /// A caption shows from the picture that brought it until the one that changed it, and leaves the screen as a
+    /// whole caption with those two times; a seek's reset ends the one on screen at the last picture shown.
+    @Test func captionsShowWithTheirPicturesAndEndWhenTheScreenChanges() throws {
+        let frames = try Self.decoded()
+        let videoSink = RecordingVideoSink()
+        let presenter = Presenter(videoSink: videoSink, audioSink: nil)
+        let pts = frames.video.prefix(6).map(\.pts)
+        // Script-data text arrives in stream order, ahead of a 608 change decoded earlier in time: kept in order.
+        presenter.captionChanged(CaptionScreen(at: pts[3], text: "", channel: .cc1))
+        presenter.captionChanged(CaptionScreen(at: pts[1], text: "HELLO", channel: .cc1))
+        for index in 0..<4 {
+            presenter.enqueue(frames.video[index])
+            _ = presenter.present(at: pts[index], rate: 1)
+        }
+        #expect(videoSink.shown.map(\.caption) == [nil, "HELLO", "HELLO", nil])
+        let ended = presenter.takeEndedCaptions()
+        #expect(ended == [Caption(start: pts[1], end: pts[3], text: "HELLO", channel: .cc1)])
+        #expect(presenter.takeEndedCaptions().isEmpty)
+        // Shown with two pictures, then a seek: it ends with the last picture shown, and what waited is forgotten.
+        presenter.captionChanged(CaptionScreen(at: pts[4], text: "AGAIN", channel: .text))
+        presenter.captionChanged(CaptionScreen(at: pts[5] + 1, text: "NEVER SHOWN", channel: .text))
+        for index in 4..<6 {
+            presenter.enqueue(frames.video[index])
+            _ = presenter.present(at: pts[index], rate: 1)
+        }
+        #expect(presenter.takeEndedCaptions().isEmpty)
+        presenter.reset()
+        #expect(presenter.takeEndedCaptions() == [Caption(start: pts[4], end: pts[5], text: "AGAIN", channel: .text)])
+        presenter.enqueue(frames.video[6])
+        _ = presenter.present(at: frames.video[6].pts, rate: 1)
+        #expect(videoSink.shown.last?.caption == nil)
+    }
 }
