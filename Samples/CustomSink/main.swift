@@ -3,7 +3,8 @@
 // A front end's own outputs: a VideoSink that measures each picture's mean brightness and an AudioSink
 // that measures loudness (RMS, dBFS), printing both once a second of stream time. Sinks are called on the
 // play loop at each frame's presentation time, so they do little work and return quickly; sound arrives
-// as interleaved Float32 already time-stretched to the playback rate.
+// as interleaved Float32 already time-stretched to the playback rate. The caption on screen (CEA-608 from
+// the stream's SEI, or its script-data text) comes with each picture: printed when it changes.
 import Foundation
 import LivePlay
 
@@ -14,8 +15,14 @@ func say(_ line: String) {
 
 final class BrightnessSink: VideoSink {
     private var lastPrinted: MediaTimestamp?
+    private var caption: String?
 
     func present(_ frame: VideoFrame, timing: FrameTiming) {
+        if timing.caption != caption {
+            caption = timing.caption
+            say(String(format: "%8.3f s  caption: ", Double(timing.pts.milliseconds) / 1000)
+                + (caption.map { $0.replacingOccurrences(of: "\n", with: " / ") } ?? "(none)"))
+        }
         if let lastPrinted, timing.pts.milliseconds - lastPrinted.milliseconds < 1000 { return }
         lastPrinted = timing.pts
         // For 8-bit YUV the first width × height bytes are the luma plane.

@@ -1,7 +1,7 @@
 internal import CSDL2
 
-/// A 5×7 bitmap font (the classic character-LCD shapes) for the window's figures: upper-case letters, digits and
-/// the few signs the overlay prints. No font file, no text library: each lit dot is a filled square.
+/// A 5×7 bitmap font (the classic character-LCD shapes) for the window's figures and captions: upper-case letters,
+/// digits and the few signs they print. No font file, no text library: each lit dot is a filled square.
 enum BitmapFont {
     /// Dots per glyph, and the advance to the next (a column of space between glyphs).
     static let width = 5
@@ -31,7 +31,9 @@ enum BitmapFont {
         " ": [0, 0, 0, 0, 0, 0, 0], ".": [0, 0, 0, 0, 0, 0x0C, 0x0C], ":": [0, 0x0C, 0x0C, 0, 0x0C, 0x0C, 0],
         "/": [0, 0x01, 0x02, 0x04, 0x08, 0x10, 0], "-": [0, 0, 0, 0x1F, 0, 0, 0],
         "%": [0x18, 0x19, 0x02, 0x04, 0x08, 0x13, 0x03], "(": [0x02, 0x04, 0x08, 0x08, 0x08, 0x04, 0x02],
-        ")": [0x08, 0x04, 0x02, 0x02, 0x02, 0x04, 0x08],
+        ")": [0x08, 0x04, 0x02, 0x02, 0x02, 0x04, 0x08], ",": [0, 0, 0, 0, 0x0C, 0x04, 0x08],
+        "!": [0x04, 0x04, 0x04, 0x04, 0x04, 0, 0x04], "?": [0x0E, 0x11, 0x01, 0x02, 0x04, 0, 0x04],
+        "'": [0x0C, 0x04, 0x08, 0, 0, 0, 0], "\"": [0x0A, 0x0A, 0, 0, 0, 0, 0],
     ]
 
     /// The squares that draw `text` (upper-cased; a character without a glyph is a space) with its top-left

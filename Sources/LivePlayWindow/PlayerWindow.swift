@@ -62,6 +62,8 @@ public final class PlayerWindow: VideoSink, Sendable {
         case rotate
         /// `i`: the on-screen figures on or off.
         case toggleOverlay
+        /// `c`: the captions on or off (the window draws them itself).
+        case toggleCaptions
         /// `n` / `p`: the next or the previous stream of a list.
         case nextStream, previousStream
         /// `v` / `a`: the next video or audio track of a multitrack stream.
@@ -75,12 +77,15 @@ public final class PlayerWindow: VideoSink, Sendable {
         /// The window's first size (resizable afterwards).
         public var size: PictureSize
         public var fullscreen: Bool
+        /// The captions that come with the pictures are shown from the start (`c` toggles them).
+        public var showsCaptions: Bool
 
         /// - Parameter size: 960×540 when not given.
-        public init(title: String, size: PictureSize? = nil, fullscreen: Bool = false) {
+        public init(title: String, size: PictureSize? = nil, fullscreen: Bool = false, showsCaptions: Bool = false) {
             self.title = title
             self.size = size ?? PictureSize(width: 960, height: 540)
             self.fullscreen = fullscreen
+            self.showsCaptions = showsCaptions
         }
     }
 
@@ -238,6 +243,10 @@ public final class PlayerWindow: VideoSink, Sendable {
                     if let action = WindowRenderer.action(for: event) { onAction(action) }
                     if renderer.isOverlayKey(event) {
                         renderer.overlayVisible.toggle()
+                        renderer.redraw()
+                    }
+                    if renderer.isCaptionsKey(event) {
+                        renderer.captionsVisible.toggle()
                         renderer.redraw()
                     }
                     if renderer.isFullscreenKey(event) {

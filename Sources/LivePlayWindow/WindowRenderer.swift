@@ -15,6 +15,8 @@ final class WindowRenderer {
     /// The figures drawn over the picture while ``overlayVisible`` (`i`).
     var overlay: [String] = []
     var overlayVisible = false
+    /// The caption on screen with the picture (``FrameTiming/caption``) is drawn (`c`).
+    var captionsVisible: Bool
     let wakeEvent: UInt32
     /// SDL's name for the renderer it chose (`opengl`, `software`, …).
     let name: String
@@ -43,6 +45,7 @@ final class WindowRenderer {
         self.window = window
         self.renderer = renderer
         title = options.title
+        captionsVisible = options.showsCaptions
         wakeEvent = SDL_RegisterEvents(1)
         var info = SDL_RendererInfo()
         name = SDL_GetRendererInfo(renderer, &info) == 0 && info.name != nil ? String(cString: info.name) : "unknown"
@@ -82,6 +85,7 @@ final class WindowRenderer {
                 rotation: timing.rotation)
             SDL_RenderCopyExF(renderer, texture, nil, &destination, Double(timing.rotation.rawValue), nil, SDL_FLIP_NONE)
         }
+        if captionsVisible, let caption = last?.caption { drawCaption(caption) }
         if overlayVisible, !overlay.isEmpty { drawOverlay() }
         SDL_RenderPresent(renderer)
     }
@@ -190,6 +194,33 @@ final class WindowRenderer {
         SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_NONE)
     }
 
+    /// The caption centred near the bottom, white on black as 608 decoders draw it, its size following the window's
+    /// height (a line is about a fifteenth of it, as a caption row is of the picture).
+    private func drawCaption(_ text: String) {
+        let view = size
+        let lines = text.split(separator: "\n").map(String.init)
+        guard !lines.isEmpty, view.height > 0 else { return }
+        let scale = max(2, view.height / 15 / (BitmapFont.height + 3))
+        let lineHeight = (BitmapFont.height + 3) * scale
+        let padding = 2 * scale
+        SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
+        let bottom = view.height - view.height / 12
+        for (index, line) in lines.enumerated() {
+            let width = line.count * BitmapFont.advance * scale
+            let left = max(0, (view.width - width) / 2)
+            let top = bottom - (lines.count - index) * lineHeight
+            var box = SDL_Rect(
+                x: Int32(left - padding), y: Int32(top - padding), w: Int32(width + 2 * padding),
+                h: Int32(lineHeight))
+            SDL_SetRenderDrawColor(renderer, 0, 0, 0, 204)
+            SDL_RenderFillRect(renderer, &box)
+            SDL_SetRenderDrawColor(renderer, 255, 255, 255, 255)
+            let dots = BitmapFont.dots(line, x: left, y: top, scale: scale)
+            dots.withUnsafeBufferPointer { _ = SDL_RenderFillRects(renderer, $0.baseAddress, Int32($0.count)) }
+        }
+        SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_NONE)
+    }
+
     private func clear() {
         SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
         SDL_RenderClear(renderer)
@@ -256,6 +287,7 @@ final class WindowRenderer {
         case Int(SDLK_s.rawValue): return .snapshot
         case Int(SDLK_r.rawValue): return .rotate
         case Int(SDLK_i.rawValue): return .toggleOverlay
+        case Int(SDLK_c.rawValue): return .toggleCaptions
         case Int(SDLK_n.rawValue): return .nextStream
         case Int(SDLK_p.rawValue): return .previousStream
         case Int(SDLK_v.rawValue): return .nextVideoTrack
@@ -266,6 +298,10 @@ final class WindowRenderer {
 
     func isOverlayKey(_ event: SDL_Event) -> Bool {
         event.type == SDL_KEYDOWN.rawValue && Int(event.key.keysym.sym) == Int(SDLK_i.rawValue)
+    }
+
+    func isCaptionsKey(_ event: SDL_Event) -> Bool {
+        event.type == SDL_KEYDOWN.rawValue && Int(event.key.keysym.sym) == Int(SDLK_c.rawValue)
     }
 
     func isFullscreenKey(_ event: SDL_Event) -> Bool {

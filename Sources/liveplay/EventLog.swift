@@ -61,6 +61,10 @@ final class EventLog: LivePlayListener, Sendable {
         // A JSON log keeps the summary at every level: what monitoring reads of a quiet run (`-q`).
         let keeps = level.logs(event.code) || event.code == .sessionSummary && isJSON
         guard keeps else { return }
+        if let caption = event.caption {
+            self.caption(caption, at: event.elapsedMilliseconds)
+            return
+        }
         switch style {
         case .json:
             var line = header(kind: "event")
@@ -101,6 +105,25 @@ final class EventLog: LivePlayListener, Sendable {
     private var isJSON: Bool {
         if case .json = style { return true }
         return false
+    }
+
+    /// A caption left the screen (event 9020): its own line, `kind: "caption"`.
+    private func caption(_ caption: Caption, at elapsed: Int64) {
+        switch style {
+        case .json:
+            var line = header(kind: "caption")
+            line.add("time_ms", elapsed)
+            line.add("start_ms", caption.start.milliseconds)
+            line.add("end_ms", caption.end.milliseconds)
+            line.add("text", caption.text)
+            line.add("channel", caption.channel.rawValue)
+            write(line.line)
+        case .human:
+            let span = String(
+                format: "%.3f–%.3f s", Double(caption.start.milliseconds) / 1000, Double(caption.end.milliseconds) / 1000)
+            let text = caption.text.split(separator: "\n").joined(separator: " / ")
+            write(Self.printable(String(format: "%7.3fs ", Double(elapsed) / 1000) + "caption \(caption.channel.rawValue) \(span): \(text)"))
+        }
     }
 
     /// A snapshot the person asked for (the window's `s`) was written: where.

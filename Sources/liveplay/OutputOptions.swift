@@ -35,6 +35,9 @@ struct OutputOptions: ParsableArguments {
         help: "Record an arrival trace (each read's time, bytes and packets; docs/arrival-trace.md) to this file.")
     var arrivalTrace: String?
 
+    @Option(help: "Write the stream's captions as WebVTT to this file, or `-` for stdout (see --captions).")
+    var captionsOut: String?
+
     @Option(help: "Record the stream as it arrives, without re-encoding, to this .flv or .mp4 (fragmented) file.")
     var record: String?
 
@@ -57,14 +60,16 @@ struct OutputOptions: ParsableArguments {
     }
 
     /// Whether anything here needs decoded pictures or sound.
-    var decodes: Bool { videoOut != nil || audioOut != nil || snapshotEvery != nil || snapshot != nil }
+    var decodes: Bool {
+        videoOut != nil || audioOut != nil || snapshotEvery != nil || snapshot != nil || captionsOut != nil
+    }
 
     /// Whether media goes to stdout, so the log must go to stderr.
-    var usesStandardOutput: Bool { videoOut == "-" || audioOut == "-" || arrivalTrace == "-" }
+    var usesStandardOutput: Bool { [videoOut, audioOut, arrivalTrace, captionsOut].contains("-") }
 
     func validate() throws {
-        if [videoOut, audioOut, arrivalTrace].filter({ $0 == "-" }).count > 1 {
-            throw ValidationError("only one of --video-out, --audio-out and --arrival-trace can be `-`")
+        if [videoOut, audioOut, arrivalTrace, captionsOut].filter({ $0 == "-" }).count > 1 {
+            throw ValidationError("only one of --video-out, --audio-out, --arrival-trace and --captions-out can be `-`")
         }
         if let snapshotEvery { try Seconds.check(snapshotEvery, "--snapshot-every") }
         if let record, RecordingFormat(path: record) == nil {
@@ -108,6 +113,7 @@ struct OutputOptions: ParsableArguments {
                 path: audioOut, container: audioFormat.container, sampleFormat: audioFormat.sampleFormat)
         }
         if let arrivalTrace { outputs.arrivals = try ArrivalTraceFile(path: arrivalTrace) }
+        if let captionsOut { outputs.captions = try WebVTTFile(path: captionsOut) }
         return outputs
     }
 
@@ -151,6 +157,7 @@ struct Outputs {
     var finalSnapshot: String?
     var pcm: PCMSink?
     var arrivals: ArrivalTraceFile?
+    var captions: WebVTTFile?
 
     var video: [any VideoSink] {
         var sinks: [any VideoSink] = []
@@ -179,6 +186,7 @@ struct Outputs {
         }
         if let pcm { attempt { () throws(LivePlayError) in try pcm.finish() } }
         if let arrivals { attempt { () throws(LivePlayError) in try arrivals.finish() } }
+        if let captions { attempt { () throws(LivePlayError) in try captions.finish() } }
         return failures.first
     }
 }

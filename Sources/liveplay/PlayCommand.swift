@@ -32,10 +32,11 @@ struct PlayCommand: AsyncParsableCommand {
 
             Window keys (--window): space pause / resume; m mute; up / down volume; 1 / 2 / 3 auto / speed / \
             smooth; l to the live edge; s snapshot (liveplay-snapshot-MS.png); f fullscreen; r rotate; i figures \
-            on / off; n / p next / previous stream; q or Escape quit.
+            on / off; c captions on / off; n / p next / previous stream; v / a next video / audio track; q or \
+            Escape quit.
 
-            Files: play writes only what its options name (--record, --video-out, --audio-out, --snapshot, \
-            --snapshot-path, --arrival-trace), the window's snapshots (s: liveplay-snapshot-MS.png in the working \
+            Files: play writes only what its options name (--record, --video-out, --audio-out, --captions-out, \
+            --snapshot, --snapshot-path, --arrival-trace), the window's snapshots (s: liveplay-snapshot-MS.png in the working \
             directory) and, with --media-cache, the media cache ($XDG_CACHE_HOME/liveplay, or ~/.cache/liveplay).
 
             Examples:
@@ -103,6 +104,14 @@ struct PlayCommand: AsyncParsableCommand {
             in base64): 5 (user data unregistered), 242, 243… Repeat it or give a list: --sei 5,242.
             """)
     var sei: [SEIPayloadTypes] = []
+
+    @Option(
+        help: """
+            The CEA-608 caption channel read from the pictures (H.264 / HEVC SEI): cc1 (the default), cc3 or off. \
+            Each caption is logged as it leaves the screen (a `caption` JSON line, event 9020); given, the window \
+            shows them from the start (c shows / hides them).
+            """)
+    var captions: CaptionOption?
 
     @Option(parsing: .unconditional, help: "Reconnect attempts after a loss (connectRetryCount, 0–10).")
     var retries = 3
@@ -214,6 +223,9 @@ struct PlayCommand: AsyncParsableCommand {
         }
         if let id, id.isEmpty || id.count > 200 { throw ValidationError("--id must be 1 to 200 characters") }
         try outputs.validate()
+        if captions == .off, outputs.captionsOut != nil {
+            throw ValidationError("--captions-out needs captions: leave out --captions off")
+        }
         if outputs.record != nil, urls.count > 1 {
             throw ValidationError("--record records one stream: give one URL")
         }
@@ -282,7 +294,7 @@ struct PlayCommand: AsyncParsableCommand {
         let player = LivePlayer(
             configuration: try makeConfiguration(), videoSink: VideoFanOut([presented] + sinks.video),
             audioSink: sinks.audio, arrivalTap: sinks.arrivals, logger: Self.logger(level, log: log))
-        let report = RunReport(log: log, target: shown, retries: retries)
+        let report = RunReport(log: log, target: shown, retries: retries, also: sinks.captions.map { [$0] } ?? [])
         player.listener = report
         if let volumeEvaluation { player.enableAudioVolumeEvaluation(.milliseconds(volumeEvaluation)) }
         var frontEnd: WindowFrontEnd?
@@ -290,7 +302,8 @@ struct PlayCommand: AsyncParsableCommand {
             do {
                 let opened = try await WindowFrontEnd(
                     title: "liveplay — \(shown)", player: player, stop: stop, log: log, renderMode: outputs.renderMode.mode,
-                    rotation: RenderRotation(rawValue: outputs.rotation) ?? .rotation0)
+                    rotation: RenderRotation(rawValue: outputs.rotation) ?? .rotation0,
+                    showsCaptions: captions.map { $0 != .off } ?? false)
                 player.setVideoSink(VideoFanOut([presented, opened.window] + sinks.video))
                 player.setAudioSink(opened.sound)
                 player.listener = WindowStatus(report, frontEnd: opened)
@@ -387,6 +400,7 @@ struct PlayCommand: AsyncParsableCommand {
         configuration.videoTrack = videoTrack
         configuration.audioTrack = audioTrack
         configuration.seiPayloadTypes = Set(sei.flatMap(\.types))
+        configuration.captionChannel = (captions ?? .cc1).channel
         configuration.recording = outputs.recording
         if usesMediaCache || mediaCache.mediaCacheDir != nil { configuration.cache = try mediaCache.open() }
         return configuration

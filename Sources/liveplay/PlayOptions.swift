@@ -46,6 +46,25 @@ struct SEIPayloadTypes: ExpressibleByArgument {
     }
 }
 
+/// `--captions`: the CEA-608 channel decoded (libavcodec decodes the first channel of each field), or none.
+enum CaptionOption: String, CaseIterable, ExpressibleByArgument {
+    case cc1
+    case cc3
+    case off
+
+    init?(argument: String) {
+        self.init(rawValue: argument.lowercased())
+    }
+
+    var channel: CaptionChannel? {
+        switch self {
+        case .cc1: .cc1
+        case .cc3: .cc3
+        case .off: nil
+        }
+    }
+}
+
 /// Checks a number of seconds given as an option: finite, positive (or zero), and at most a year, so no
 /// conversion to a `Duration` can trap on what a person typed (`nan`, `inf`, `1e300`).
 enum Seconds {

@@ -4,9 +4,11 @@ import Synchronization
 
 /// What a person needs to know of a run, apart from the log: whether media ever played (the exit rule),
 /// and, on stderr as one plain sentence each, why a first connection failed (at once, while retries go on)
-/// and why the run ended badly. Forwards every update to the log unchanged.
+/// and why the run ended badly. Forwards every update to the log unchanged, and the events to the other outputs
+/// that listen (the WebVTT captions).
 final class RunReport: LivePlayListener, Sendable {
     private let log: EventLog
+    private let also: [any LivePlayListener]
     private let target: String
     /// Reconnect attempts after a failure (`--retries`): with none, nothing is retried.
     private let retries: Int
@@ -25,8 +27,10 @@ final class RunReport: LivePlayListener, Sendable {
     /// - Parameters:
     ///   - target: the URL as it may be shown (redacted unless secrets are shown).
     ///   - retries: `--retries`.
-    init(log: EventLog, target: String, retries: Int) {
+    ///   - also: outputs that take the events too.
+    init(log: EventLog, target: String, retries: Int, also: [any LivePlayListener] = []) {
         self.log = log
+        self.also = also
         self.target = target
         self.retries = retries
     }
@@ -44,6 +48,7 @@ final class RunReport: LivePlayListener, Sendable {
 
     func onPlayEvent(_ event: PlayEvent) {
         log.onPlayEvent(event)
+        for listener in also { listener.onPlayEvent(event) }
         let tell: String? = state.withLock { state in
             switch event.code {
             case .playBegin:

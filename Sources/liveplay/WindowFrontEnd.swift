@@ -26,13 +26,15 @@ final class WindowFrontEnd: Sendable {
     /// Opens the window and the sound device; `stop` ends playback on `q`, Escape or closing the window.
     init(
         title: String, player: LivePlayer, stop: StopSignal, log: EventLog, renderMode: RenderMode,
-        rotation: RenderRotation
+        rotation: RenderRotation, showsCaptions: Bool = false
     ) async throws(WindowError) {
         self.player = player
         self.log = log
         state = Mutex(State(rotation: rotation))
         let actions = LockedActions()
-        window = try await PlayerWindow(options: PlayerWindow.Options(title: title)) { actions.handle($0) }
+        window = try await PlayerWindow(options: PlayerWindow.Options(title: title, showsCaptions: showsCaptions)) {
+            actions.handle($0)
+        }
         do {
             sound = try DeviceAudioSink()
         } catch {
@@ -97,7 +99,7 @@ final class WindowFrontEnd: Sendable {
         case .nextVideoTrack, .nextAudioTrack:
             let kind: MediaKind = action == .nextVideoTrack ? .video : .audio
             if let next = state.withLock({ $0.tracks.next(kind) }) { player.selectTrack(kind, next) }
-        case .toggleOverlay, .quit:
+        case .toggleOverlay, .toggleCaptions, .quit:
             break
         }
     }

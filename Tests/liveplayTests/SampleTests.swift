@@ -88,6 +88,18 @@ import Testing
         #expect(server.accessLog.split(separator: "\n").count == 1, "one request in all: \(server.accessLog)")
     }
 
+    /// The custom-sink sample measures each second's picture and sound and prints the caption as it changes.
+    @Test func theCustomSinkPrintsPicturesAndCaptions() throws {
+        let path = try CaptionFixture.make()
+        let output = try ExternalTool.run(Self.executable("custom-sink"), [path, "5"])
+        #expect(output.status == 0, "\(output.standardError)")
+        let captions = output.text.split(separator: "\n").filter { $0.contains("caption:") }.map {
+            String($0.split(separator: "caption: ", maxSplits: 1).last ?? "")
+        }
+        #expect(captions == ["HELLO WORLD", "(none)", "SECOND LINE", "(none)"], "\(output.text)")
+        #expect(output.text.split(separator: "\n").filter { $0.contains("brightness") }.count >= 3, "\(output.text)")
+    }
+
     @Test func theChannelZapperSwitchesThroughPreloadedStreams() async throws {
         let (servers, urls) = try await SwitchCommandTests.threeStreams()
         let output = try ExternalTool.run(

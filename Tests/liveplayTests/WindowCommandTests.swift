@@ -259,6 +259,44 @@ import Testing
         #expect(!run.log.get().contains("\"code\":2103"), "no reconnect")
     }
 
+    /// `--captions cc1` shows the caption on the picture from the start, in a dark box near the bottom; `c` hides it.
+    @Test func captionsShowOnThePictureAndCHidesThem() async throws {
+        guard Self.hasDisplay else { return }
+        // One caption from the sixth picture to the 295th of 12 s (25 fps): on screen for almost all of it.
+        let path = try CaptionFixture.make(seconds: 12, pictureCaptions: [("HELLO WORLD", 5, 295)])
+        let run = try WindowRun(["--captions", "cc1"], source: path)
+        #expect(await run.playing())
+        /// The share of where a one-line caption goes (centred, just above the bottom twelfth) that is dark (the box)
+        /// or white (the text).
+        func captionLike(_ shot: (width: Int, height: Int, gray: [UInt8])) -> (dark: Double, white: Double) {
+            var dark = 0, white = 0, count = 0
+            for row in (shot.height * 80 / 100)..<(shot.height * 93 / 100) {
+                for column in (shot.width * 38 / 100)..<(shot.width * 62 / 100) {
+                    let value = shot.gray[row * shot.width + column]
+                    if value <= 60 { dark += 1 } else if value >= 240 { white += 1 }
+                    count += 1
+                }
+            }
+            return (Double(dark) / Double(count), Double(white) / Double(count))
+        }
+        let shown = captionLike(try run.screenshot())
+        try run.press("c")
+        var hidden = shown
+        _ = try await eventually {
+            hidden = captionLike(try run.screenshot())
+            return hidden.white < shown.white / 4
+        }
+        print("caption region: shown \(shown), hidden \(hidden)")
+        #expect(shown.white > 0.03, "white text: \(shown)")
+        // testsrc2 has no white there, and dark parts that move: the text's white is what tells (the box's dark is
+        // printed, not held to a bound).
+        #expect(hidden.white < shown.white / 4, "c hides it: \(hidden)")
+        try run.press("q")
+        run.process.waitUntilExit()
+        #expect(run.process.terminationStatus == 0)
+        #expect(run.log.get().contains("\"kind\":\"caption\""), "and it is logged as it leaves the screen")
+    }
+
     @Test func theWindowPlayerSamplePlaysAndQuitsOnQ() async throws {
         guard Self.hasDisplay else { return }
         let display = try XvfbDisplay()
