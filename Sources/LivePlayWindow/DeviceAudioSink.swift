@@ -63,6 +63,8 @@ public final class DeviceAudioSink: AudioSink, Sendable {
                 _ = SDL_QueueAudio(state.device, bytes.baseAddress, UInt32(bytes.count))
             }
             // Started once the first sound is queued: started empty, its first callbacks would play silence first.
+            // (SDL2 runs a paused device's thread too, playing silence: if it gets in between the opening and this,
+            // one device buffer of silence, 23 ms, comes before the first sound; the clock counts from the queue.)
             if !state.started {
                 SDL_PauseAudioDevice(state.device, 0)
                 state.started = true

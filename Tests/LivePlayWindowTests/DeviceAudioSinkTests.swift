@@ -44,7 +44,17 @@ import Testing
         #expect(await eventually { Self.written(path) >= samples.count }, "the whole second reached the device")
         sink.close()
         let written = try Data(contentsOf: URL(fileURLWithPath: path))
-        let floats = written.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        var floats = written.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        // SDL2 runs a device's thread while it is paused, playing silence: when that thread gets in between the
+        // device opening and the first sound unpausing it (seen about once in a hundred opens on a loaded machine,
+        // SDL 2.26), the file starts with a buffer of silence (1024 frames). At most one.
+        let buffer = 1024 * 2
+        var silentBuffers = 0
+        while floats.count >= buffer, floats.prefix(buffer).allSatisfy({ $0 == 0 }) {
+            floats.removeFirst(buffer)
+            silentBuffers += 1
+        }
+        #expect(silentBuffers <= 1, "\(silentBuffers) buffers of silence before the sound")
         #expect(floats.count >= samples.count, "the whole second reached the device")
         #expect(Array(floats.prefix(samples.count)) == samples, "as given, sample for sample")
     }
