@@ -107,6 +107,7 @@ public final class PlayerWindow: VideoSink, Sendable {
     private struct State {
         var pending: (frame: VideoFrame, timing: FrameTiming)?
         var statusText: String?
+        var muted = false
         var titleText: String
         var overlayLines: [String] = []
         var readBackRequests: [CheckedContinuation<RGBPicture?, Never>] = []
@@ -171,7 +172,17 @@ public final class PlayerWindow: VideoSink, Sendable {
         Self.wake(event)
     }
 
-    /// A line the window shows over the picture (“loading…”, “reconnecting…”), or nil for none.
+    /// Whether the sound is muted: the window shows it on the picture (top right), not only the player knows.
+    public func setMuted(_ muted: Bool) {
+        let event = state.withLock {
+            $0.muted = muted
+            return $0.wakeEvent
+        }
+        Self.wake(event)
+    }
+
+    /// A word the window shows on the picture (top centre) and after its title (“loading…”, “reconnecting…”,
+    /// “paused”), or nil for none: seen in fullscreen and without a window manager too.
     public func setStatus(_ text: String?) {
         let event = state.withLock {
             $0.statusText = text
@@ -256,13 +267,14 @@ public final class PlayerWindow: VideoSink, Sendable {
                     if renderer.needsRedraw(event) { renderer.redraw() }
                 } while SDL_PollEvent(&event) != 0
             }
-            let (frame, status, overlay, requests, isClosing) = state.withLock { state in
+            let (frame, status, muted, overlay, requests, isClosing) = state.withLock { state in
                 defer {
                     state.pending = nil
                     state.readBackRequests = []
                 }
                 return (
-                    state.pending, (state.titleText, state.statusText), state.overlayLines, state.readBackRequests,
+                    state.pending, (state.titleText, state.statusText), state.muted, state.overlayLines,
+                    state.readBackRequests,
                     state.closing
                 )
             }
@@ -272,6 +284,10 @@ public final class PlayerWindow: VideoSink, Sendable {
             }
             if let frame { renderer.draw(frame.frame, timing: frame.timing) }
             renderer.setTitle(status.0, status: status.1)
+            if status.1 != renderer.status || muted != renderer.muted {
+                (renderer.status, renderer.muted) = (status.1, muted)
+                if frame == nil { renderer.redraw() }
+            }
             for request in requests { request.resume(returning: renderer.readPixels()) }
             if isClosing { return }
         }

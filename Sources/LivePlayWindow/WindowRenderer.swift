@@ -15,6 +15,10 @@ final class WindowRenderer {
     /// The figures drawn over the picture while ``overlayVisible`` (`i`).
     var overlay: [String] = []
     var overlayVisible = false
+    /// What the player is doing when it is not simply playing (“paused”, “loading…”), drawn on the picture.
+    var status: String?
+    /// The sound is muted: drawn on the picture.
+    var muted = false
     /// The caption on screen with the picture (``FrameTiming/caption``) is drawn (`c`).
     var captionsVisible: Bool
     let wakeEvent: UInt32
@@ -86,6 +90,8 @@ final class WindowRenderer {
             SDL_RenderCopyExF(renderer, texture, nil, &destination, Double(timing.rotation.rawValue), nil, SDL_FLIP_NONE)
         }
         if captionsVisible, let caption = last?.caption { drawCaption(caption) }
+        if let status { drawBadge(status, right: false) }
+        if muted { drawBadge("muted", right: true) }
         if overlayVisible, !overlay.isEmpty { drawOverlay() }
         SDL_RenderPresent(renderer)
     }
@@ -191,6 +197,26 @@ final class WindowRenderer {
             let dots = BitmapFont.dots(line, x: 2 * margin, y: 2 * margin + index * lineHeight, scale: scale)
             dots.withUnsafeBufferPointer { _ = SDL_RenderFillRects(renderer, $0.baseAddress, Int32($0.count)) }
         }
+        SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_NONE)
+    }
+
+    /// A word in a dark box at the top, centred or at the right, its size following the window's height.
+    private func drawBadge(_ text: String, right: Bool) {
+        let view = size
+        let word = text.replacingOccurrences(of: "…", with: "...")
+        let scale = max(2, view.height / 16 / (BitmapFont.height + 3))
+        let width = word.count * BitmapFont.advance * scale
+        let margin = 4 * scale
+        let left = right ? view.width - width - 2 * margin : (view.width - width) / 2
+        var box = SDL_Rect(
+            x: Int32(left - margin), y: Int32(2 * margin - margin), w: Int32(width + 2 * margin),
+            h: Int32(BitmapFont.height * scale + 2 * margin))
+        SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
+        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 204)
+        SDL_RenderFillRect(renderer, &box)
+        SDL_SetRenderDrawColor(renderer, 255, 255, 255, 255)
+        let dots = BitmapFont.dots(word, x: left, y: 2 * margin, scale: scale)
+        dots.withUnsafeBufferPointer { _ = SDL_RenderFillRects(renderer, $0.baseAddress, Int32($0.count)) }
         SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_NONE)
     }
 

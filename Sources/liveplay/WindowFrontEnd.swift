@@ -72,10 +72,12 @@ final class WindowFrontEnd: Sendable {
             }
             if pause { player.pause() } else { player.resume() }
         case .toggleMute:
-            player.setMute(state.withLock {
+            let muted = state.withLock {
                 $0.muted.toggle()
                 return $0.muted
-            })
+            }
+            player.setMute(muted)
+            window.setMuted(muted)
         case .volume(let delta):
             player.setVolume(state.withLock {
                 $0.volume = min(100, max(0, $0.volume + delta))
@@ -152,7 +154,7 @@ final class WindowStatus: LivePlayListener, Sendable {
         case .playLoading: window.setStatus("loading…")
         case .reconnect: window.setStatus("reconnecting…")
         case .paused: window.setStatus("paused")
-        case .playBegin: window.setStatus(nil)
+        case .playBegin, .resumed: window.setStatus(nil)
         default: break
         }
     }
@@ -164,9 +166,18 @@ final class WindowStatus: LivePlayListener, Sendable {
 
     /// The figures `i` shows over the picture, from the net status of the last second.
     static func overlay(_ status: NetStatus) -> [String] {
-        let latency = Double(status.endToEndLatencyMilliseconds ?? status.latencyMilliseconds) / 1000
+        let cache = String(format: "CACHE %.2f S", Double(status.cacheMilliseconds) / 1000)
+        let first: String
+        if let position = status.positionMilliseconds {
+            // Media on demand: where it is, not a latency.
+            let duration = status.durationMilliseconds.map { StatusLine.clock(Double($0) / 1000) } ?? "?"
+            first = "\(StatusLine.clock(Double(position) / 1000)) / \(duration)  \(cache)"
+        } else {
+            let latency = Double(status.endToEndLatencyMilliseconds ?? status.latencyMilliseconds) / 1000
+            first = String(format: "LATENCY %.2f S  ", latency) + cache
+        }
         return [
-            String(format: "LATENCY %.2f S  CACHE %.2f S", latency, Double(status.cacheMilliseconds) / 1000),
+            first,
             String(format: "%.0f FPS  %d KBIT/S", status.videoFPS, status.videoBitrateKbps + status.audioBitrateKbps),
             String(format: "%@  RATE %.2f  STUTTERS %d", status.mode.uppercased(), status.rate, status.stutters),
         ]

@@ -259,6 +259,46 @@ import Testing
         #expect(!run.log.get().contains("\"code\":2103"), "no reconnect")
     }
 
+    /// Paused and muted are shown on the picture (top centre, top right), not only in the title: white words on a
+    /// dark box that come with space and m and go with them again.
+    @Test func pausedAndMutedAreShownOnThePicture() async throws {
+        guard Self.hasDisplay else { return }
+        let run = try WindowRun(["--duration", "60"])
+        #expect(await run.playing())
+        /// The share of white in the top eighth of the window, between two fractions of its width.
+        func white(_ from: Int, _ to: Int) throws -> Double {
+            let shot = try run.screenshot()
+            var white = 0, count = 0
+            for row in 0..<(shot.height / 8) {
+                for column in (shot.width * from / 100)..<(shot.width * to / 100) {
+                    if shot.gray[row * shot.width + column] >= 240 { white += 1 }
+                    count += 1
+                }
+            }
+            return Double(white) / Double(count)
+        }
+        let centre = { try white(40, 60) }, right = { try white(85, 100) }
+        let before = (try centre(), try right())
+        try run.press("space")
+        #expect(await run.waitFor("LIVEPLAY_EVT_PAUSED"))
+        var paused = 0.0
+        _ = try await eventually { paused = try centre(); return paused > before.0 + 0.02 }
+        try run.press("m")
+        var muted = 0.0
+        _ = try await eventually { muted = try right(); return muted > before.1 + 0.02 }
+        try run.press("space")
+        #expect(await run.waitFor("LIVEPLAY_EVT_RESUMED"))
+        var resumed = paused
+        _ = try await eventually { resumed = try centre(); return resumed < before.0 + 0.01 }
+        try run.press("m")
+        var unmuted = muted
+        _ = try await eventually { unmuted = try right(); return unmuted < before.1 + 0.01 }
+        print("white on the picture: top centre \(before.0) → paused \(paused) → \(resumed); top right \(before.1) → muted \(muted) → \(unmuted)")
+        #expect(paused > before.0 + 0.02, "PAUSED on the picture")
+        #expect(muted > before.1 + 0.02, "MUTED on the picture")
+        #expect(resumed < before.0 + 0.01 && unmuted < before.1 + 0.01, "both gone again")
+    }
+
     /// `--captions cc1` shows the caption on the picture from the start, in a dark box near the bottom; `c` hides it.
     @Test func captionsShowOnThePictureAndCHidesThem() async throws {
         guard Self.hasDisplay else { return }
