@@ -120,4 +120,13 @@ public final class XvfbDisplay: @unchecked Sendable {
     public func press(_ key: String, inWindowNamed title: String) throws {
         try xdotool(["key", "--window", try windowID(named: title), key])
     }
+
+    /// Moves the pointer to the middle of the first window whose title contains `title` and clicks the left button
+    /// `count` times, `interval` apart (two within SDL's double-click time: a double-click).
+    public func click(_ count: Int = 1, interval: Duration = .milliseconds(60), inWindowNamed title: String) throws {
+        let window = try geometry(ofWindowNamed: title)
+        try xdotool(["mousemove", String(window.x + window.width / 2), String(window.y + window.height / 2)])
+        let milliseconds = Int(interval / .milliseconds(1))
+        try xdotool(["click", "--repeat", String(count), "--delay", String(milliseconds), "1"])
+    }
 }

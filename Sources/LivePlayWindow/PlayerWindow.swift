@@ -41,7 +41,8 @@ public struct WindowError: Error, Sendable, CustomStringConvertible {
 }
 
 /// A desktop window that shows what the player presents: a ``VideoSink`` whose pictures are drawn by SDL2 on a
-/// thread of its own, scaled by the frame's render mode and rotation, with live controls on the keyboard.
+/// thread of its own, scaled by the frame's render mode and rotation, with live controls on the keyboard and the
+/// mouse (a click pauses or resumes, a double-click toggles fullscreen).
 ///
 /// The player calls ``present(_:timing:)`` at each picture's presentation time; the picture (libavcodec's
 /// buffer, no copy) goes to the window thread, which uploads its planes as they are — a YUV texture for
@@ -244,14 +245,30 @@ public final class PlayerWindow: VideoSink, Sendable {
         SDL_PushEvent(&event)
     }
 
+    /// A click on the picture waits this long for a second one: a double-click toggles fullscreen and does not also
+    /// pause and resume (SDL counts clicks within the same time, ``WindowRenderer``).
+    static let doubleClickTime = Duration.milliseconds(300)
+
     /// The window thread: events and drawing until closed.
     private func run(_ renderer: WindowRenderer) {
         var event = SDL_Event()
         var fullscreen = options.fullscreen
+        /// When a single click becomes a pause / resume, unless a second click comes first.
+        var pendingClick: ContinuousClock.Instant?
         while true {
             if SDL_WaitEventTimeout(&event, 100) != 0 {
                 repeat {
                     if let action = WindowRenderer.action(for: event) { onAction(action) }
+                    switch WindowRenderer.leftClicks(event) {
+                    case 1?:
+                        pendingClick = .now + Self.doubleClickTime
+                    case let clicks? where clicks >= 2:
+                        pendingClick = nil
+                        fullscreen.toggle()
+                        renderer.setFullscreen(fullscreen)
+                    default:
+                        break
+                    }
                     if renderer.isOverlayKey(event) {
                         renderer.overlayVisible.toggle()
                         renderer.redraw()
@@ -266,6 +283,10 @@ public final class PlayerWindow: VideoSink, Sendable {
                     }
                     if renderer.needsRedraw(event) { renderer.redraw() }
                 } while SDL_PollEvent(&event) != 0
+            }
+            if let due = pendingClick, ContinuousClock.now >= due {
+                pendingClick = nil
+                onAction(.togglePause)
             }
             let (frame, status, muted, overlay, requests, isClosing) = state.withLock { state in
                 defer {

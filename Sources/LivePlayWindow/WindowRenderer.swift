@@ -31,6 +31,8 @@ final class WindowRenderer {
         guard SDL_InitSubSystem(SDL_INIT_VIDEO) == 0 else { throw .sdl(.noDisplay, "cannot open the display") }
         // Linear filtering when scaling, like the picture conversions liveplay draws on the CPU.
         SDL_SetHint(SDL_HINT_RENDER_SCALE_QUALITY, "1")
+        // Two clicks count as a double-click within the time a single click waits for a second one.
+        SDL_SetHint(SDL_HINT_MOUSE_DOUBLE_CLICK_TIME, String(Int(PlayerWindow.doubleClickTime / .milliseconds(1))))
         let centered = Int32(liveplay_sdl_windowpos_centered())
         let flags = SDL_WINDOW_RESIZABLE.rawValue
         guard
@@ -320,6 +322,12 @@ final class WindowRenderer {
         case Int(SDLK_a.rawValue): return .nextAudioTrack
         default: return nil
         }
+    }
+
+    /// For a left button press on the picture, how many clicks SDL counts in a row (2: a double-click).
+    static func leftClicks(_ event: SDL_Event) -> Int? {
+        guard event.type == SDL_MOUSEBUTTONDOWN.rawValue, Int32(event.button.button) == SDL_BUTTON_LEFT else { return nil }
+        return Int(event.button.clicks)
     }
 
     func isOverlayKey(_ event: SDL_Event) -> Bool {

@@ -299,6 +299,33 @@ import Testing
         #expect(resumed < before.0 + 0.01 && unmuted < before.1 + 0.01, "both gone again")
     }
 
+    /// The mouse: a click on the picture pauses (9007) and another resumes (9008); a double-click fills the screen
+    /// and leaves playback as it was (no pause between its two clicks).
+    @Test func aClickPausesAndADoubleClickFillsTheScreen() async throws {
+        guard Self.hasDisplay else { return }
+        let run = try WindowRun(["--duration", "60"])
+        #expect(await run.playing())
+        try run.display.click(inWindowNamed: run.title)
+        #expect(await run.waitFor("LIVEPLAY_EVT_PAUSED", seconds: 5), "a click pauses")
+        try run.display.click(inWindowNamed: run.title)
+        #expect(await run.waitFor("LIVEPLAY_EVT_RESUMED", seconds: 5), "another resumes")
+        let windowed = try run.display.geometry(ofWindowNamed: run.title)
+        try run.display.click(2, inWindowNamed: run.title)
+        var fullscreen = windowed
+        _ = try await eventually {
+            fullscreen = try run.display.geometry(ofWindowNamed: run.title)
+            return (fullscreen.width, fullscreen.height) == (1280, 720)
+        }
+        #expect((fullscreen.width, fullscreen.height) == (1280, 720), "a double-click fills the screen: \(fullscreen)")
+        // Past the time a single click waits for a second one, and a status line more: no pause came of it.
+        let statuses = run.log.get().components(separatedBy: "\"kind\":\"status\"").count
+        #expect(await run.waitFor("\"kind\":\"status\"", count: statuses))
+        #expect(run.log.get().components(separatedBy: "LIVEPLAY_EVT_PAUSED").count == 2, "one pause: the first click's")
+        try run.press("q")
+        run.process.waitUntilExit()
+        #expect(run.process.terminationStatus == 0)
+    }
+
     /// `--captions cc1` shows the caption on the picture from the start, in a dark box near the bottom; `c` hides it.
     @Test func captionsShowOnThePictureAndCHidesThem() async throws {
         guard Self.hasDisplay else { return }
