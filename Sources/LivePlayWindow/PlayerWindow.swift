@@ -273,6 +273,10 @@ public final class PlayerWindow: VideoSink, Sendable {
                         renderer.overlayVisible.toggle()
                         renderer.redraw()
                     }
+                    if renderer.isHelpKey(event) {
+                        renderer.helpVisible.toggle()
+                        renderer.redraw()
+                    }
                     if renderer.isCaptionsKey(event) {
                         renderer.captionsVisible.toggle()
                         renderer.redraw()

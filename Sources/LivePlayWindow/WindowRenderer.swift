@@ -19,6 +19,14 @@ final class WindowRenderer {
     var status: String?
     /// The sound is muted: drawn on the picture.
     var muted = false
+    /// The key list is shown (`h`, `?`, F1).
+    var helpVisible = false
+    /// What `h` shows: every key and what it does.
+    static let help = [
+        "SPACE  CLICK    PAUSE / RESUME", "DOUBLE-CLICK  F  FULLSCREEN", "M  MUTE      UP / DOWN  VOLUME",
+        "1 / 2 / 3   AUTO / SPEED / SMOOTH", "L  LIVE EDGE    S  SNAPSHOT", "R  ROTATE    I  FIGURES    C  CAPTIONS",
+        "N / P  NEXT / PREVIOUS STREAM", "V / A  NEXT VIDEO / AUDIO TRACK", "H  ?  F1  THIS LIST    Q  QUIT",
+    ]
     /// The caption on screen with the picture (``FrameTiming/caption``) is drawn (`c`).
     var captionsVisible: Bool
     let wakeEvent: UInt32
@@ -95,6 +103,7 @@ final class WindowRenderer {
         if let status { drawBadge(status, right: false) }
         if muted { drawBadge("muted", right: true) }
         if overlayVisible, !overlay.isEmpty { drawOverlay() }
+        if helpVisible { drawHelp() }
         SDL_RenderPresent(renderer)
     }
 
@@ -197,6 +206,34 @@ final class WindowRenderer {
         SDL_SetRenderDrawColor(renderer, 255, 255, 255, 255)
         for (index, line) in overlay.enumerated() {
             let dots = BitmapFont.dots(line, x: 2 * margin, y: 2 * margin + index * lineHeight, scale: scale)
+            dots.withUnsafeBufferPointer { _ = SDL_RenderFillRects(renderer, $0.baseAddress, Int32($0.count)) }
+        }
+        SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_NONE)
+    }
+
+    /// The key list in a dark box in the middle, as large as the window allows.
+    private func drawHelp() {
+        let view = size
+        let lines = Self.help
+        let widest = lines.map(\.count).max() ?? 1
+        let scale = max(
+            1,
+            min(
+                view.width * 8 / 10 / (widest * BitmapFont.advance),
+                view.height * 8 / 10 / (lines.count * (BitmapFont.height + 4))))
+        let lineHeight = (BitmapFont.height + 4) * scale
+        let width = widest * BitmapFont.advance * scale
+        let height = lines.count * lineHeight
+        let left = (view.width - width) / 2, top = (view.height - height) / 2
+        let margin = 3 * scale
+        var box = SDL_Rect(
+            x: Int32(left - margin), y: Int32(top - margin), w: Int32(width + 2 * margin), h: Int32(height + 2 * margin))
+        SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
+        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 216)
+        SDL_RenderFillRect(renderer, &box)
+        SDL_SetRenderDrawColor(renderer, 255, 255, 255, 255)
+        for (index, line) in lines.enumerated() {
+            let dots = BitmapFont.dots(line, x: left, y: top + index * lineHeight, scale: scale)
             dots.withUnsafeBufferPointer { _ = SDL_RenderFillRects(renderer, $0.baseAddress, Int32($0.count)) }
         }
         SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_NONE)
@@ -332,6 +369,15 @@ final class WindowRenderer {
 
     func isOverlayKey(_ event: SDL_Event) -> Bool {
         event.type == SDL_KEYDOWN.rawValue && Int(event.key.keysym.sym) == Int(SDLK_i.rawValue)
+    }
+
+    /// `h`, `?` (shift and `/` on most layouts) or F1: the key list.
+    func isHelpKey(_ event: SDL_Event) -> Bool {
+        guard event.type == SDL_KEYDOWN.rawValue else { return false }
+        let key = Int(event.key.keysym.sym)
+        let shifted = UInt32(event.key.keysym.mod) & KMOD_SHIFT.rawValue != 0
+        return key == Int(SDLK_h.rawValue) || key == Int(SDLK_F1.rawValue) || key == Int(SDLK_QUESTION.rawValue)
+            || (key == Int(SDLK_SLASH.rawValue) && shifted)
     }
 
     func isCaptionsKey(_ event: SDL_Event) -> Bool {

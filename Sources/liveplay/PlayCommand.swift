@@ -32,7 +32,7 @@ struct PlayCommand: AsyncParsableCommand {
 
             Window keys (--window): space pause / resume; m mute; up / down volume; 1 / 2 / 3 auto / speed / \
             smooth; l to the live edge; s snapshot (liveplay-snapshot-MS.png); f fullscreen; r rotate; i figures \
-            on / off; c captions on / off; n / p next / previous stream; v / a next video / audio track; q or \
+            on / off; c captions on / off; h, ? or F1 this key list on / off; n / p next / previous stream; v / a next video / audio track; q or \
             Escape quit. A click on the picture pauses / resumes, a double-click toggles fullscreen.
 
             Files: play writes only what its options name (--record, --video-out, --audio-out, --captions-out, \

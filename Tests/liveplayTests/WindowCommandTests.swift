@@ -326,6 +326,39 @@ import Testing
         #expect(run.process.terminationStatus == 0)
     }
 
+    /// `h`, `?` and F1 show and hide the key list over the middle of the picture.
+    @Test func helpKeysShowAndHideTheKeyList() async throws {
+        guard Self.hasDisplay else { return }
+        let run = try WindowRun(["--duration", "60"])
+        #expect(await run.playing())
+        /// The share of white in the middle of the window (the demo's picture has little there).
+        func white() throws -> Double {
+            let shot = try run.screenshot()
+            var white = 0, count = 0
+            for row in (shot.height * 3 / 10)..<(shot.height * 7 / 10) {
+                for column in (shot.width * 2 / 10)..<(shot.width * 8 / 10) {
+                    if shot.gray[row * shot.width + column] >= 240 { white += 1 }
+                    count += 1
+                }
+            }
+            return Double(white) / Double(count)
+        }
+        let before = try white()
+        var seen: [Double] = []
+        for (key, shows) in [("h", true), ("question", false), ("F1", true), ("h", false)] {
+            try run.press(key)
+            var now = 0.0
+            _ = try await eventually {
+                now = try white()
+                return shows ? now > before + 0.05 : now < before + 0.01
+            }
+            seen.append(now)
+        }
+        print("white in the middle: \(before), then \(seen) after h, ?, F1, h")
+        #expect(seen[0] > before + 0.05 && seen[2] > before + 0.05, "h and F1 show the list: \(seen)")
+        #expect(seen[1] < before + 0.01 && seen[3] < before + 0.01, "? and h hide it: \(seen)")
+    }
+
     /// `--captions cc1` shows the caption on the picture from the start, in a dark box near the bottom; `c` hides it.
     @Test func captionsShowOnThePictureAndCHidesThem() async throws {
         guard Self.hasDisplay else { return }
