@@ -18,7 +18,7 @@ struct CaptionStage {
 
     /// The screen change `frame` makes, or a report of why captions stop.
     mutating func decode(_ frame: VideoFrame) -> (change: CaptionScreen?, problem: Report?) {
-        guard let channel, !gaveUp, frame.closedCaptionData != nil else { return (nil, nil) }
+        guard let channel, !gaveUp, frame.hasClosedCaptionData else { return (nil, nil) }
         do {
             if decoder == nil { decoder = try CaptionDecoder(channel: channel) }
             return (try decoder?.decode(frame), nil)

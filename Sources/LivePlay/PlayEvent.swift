@@ -1,3 +1,4 @@
+public import LivePlayDecode
 
 /// A TXLivePlayer event code: the documented number and symbol, exactly as Tencent's SDK spells them.
 public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
@@ -155,5 +156,18 @@ public struct PlayEvent: Sendable, Hashable {
         self.message = message
         self.elapsedMilliseconds = elapsedMilliseconds
         self.parameters = parameters
+    }
+}
+
+extension PlayEvent {
+    /// The caption a `LIVEPLAY_EVT_CAPTION` (9020) event carries; `nil` for any other event.
+    public var caption: Caption? {
+        guard code == .caption, case .int(let start)? = parameters["start_ms"], case .int(let end)? = parameters["end_ms"],
+            case .string(let text)? = parameters["text"], case .string(let name)? = parameters["channel"],
+            let channel = CaptionChannel(rawValue: name)
+        else { return nil }
+        return Caption(
+            start: MediaTimestamp(milliseconds: start), end: MediaTimestamp(milliseconds: end), text: text,
+            channel: channel)
     }
 }

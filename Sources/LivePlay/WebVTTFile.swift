@@ -1,19 +1,6 @@
 import Foundation
 import LivePlayCore
-public import LivePlayDecode
-
-extension PlayEvent {
-    /// The caption a `LIVEPLAY_EVT_CAPTION` (9020) event carries; `nil` for any other event.
-    public var caption: Caption? {
-        guard code == .caption, case .int(let start)? = parameters["start_ms"], case .int(let end)? = parameters["end_ms"],
-            case .string(let text)? = parameters["text"], case .string(let name)? = parameters["channel"],
-            let channel = CaptionChannel(rawValue: name)
-        else { return nil }
-        return Caption(
-            start: MediaTimestamp(milliseconds: start), end: MediaTimestamp(milliseconds: end), text: text,
-            channel: channel)
-    }
-}
+import LivePlayDecode
 
 /// The captions of a playback written as WebVTT (`--captions-out FILE.vtt`): a listener that takes each
 /// `LIVEPLAY_EVT_CAPTION` as it comes and writes it as a cue, on a writer thread of its own (``SinkWriter``), so the

@@ -49,10 +49,16 @@ public struct VideoFrame: Sendable {
     /// The closed-caption data the picture carried (ATSC A/53 `cc_data` triplets from its SEI, which libavcodec's
     /// H.264 and HEVC decoders export as `AV_FRAME_DATA_A53_CC`); nil when none.
     public var closedCaptionData: [UInt8]? {
-        guard let data = av_frame_get_side_data(buffer.frame, AV_FRAME_DATA_A53_CC), data.pointee.size > 0 else {
+        guard hasClosedCaptionData, let data = av_frame_get_side_data(buffer.frame, AV_FRAME_DATA_A53_CC) else {
             return nil
         }
         return Array(UnsafeBufferPointer(start: data.pointee.data, count: Int(data.pointee.size)))
+    }
+
+    /// Whether the picture carries closed-caption data, without copying it (asked of every picture).
+    public var hasClosedCaptionData: Bool {
+        guard let data = av_frame_get_side_data(buffer.frame, AV_FRAME_DATA_A53_CC) else { return false }
+        return data.pointee.size > 0
     }
 
     /// One plane of the picture in libavcodec's own buffer (no copy): `rows` rows of `stride` bytes each, of
