@@ -1,12 +1,10 @@
-import LivePlayFLV
-
 /// Caption text a stream carries in its script data, as Flash-era publishers and FFmpeg's FLV demuxer have it:
 /// `onTextData` with an object whose `text` is the caption (from its tag's time until the next one; an empty text
 /// clears it), and Adobe's `onCaption` with the text as its first argument. `onCaptionInfo` (base64 CEA-708 in an
 /// AMF3 object) is not read: no publisher here writes it.
-enum ScriptCaptions {
+public enum ScriptCaptions {
     /// The caption text of `message`, when it is a caption message.
-    static func text(of message: FLVDataMessage) -> String? {
+    public static func text(of message: FLVDataMessage) -> String? {
         let text: String?
         switch message.name {
         case "onTextData": text = message.arguments.first?["text"]?.stringValue
