@@ -41,6 +41,10 @@ public struct LivePlayConfiguration: Sendable {
     /// Media on demand (a file, an HTTP response with a length) starts here, from the keyframe at or before
     /// it; a live stream ignores it. `nil`: from the start.
     public var startPosition: Duration?
+    /// A seek (and ``startPosition``) shows the picture at its target: decoded from the keyframe at or before it,
+    /// the pictures between not shown and the sound before it not played (TXVodPlayer's `enableAccurateSeek`).
+    /// `false`: playback starts at that keyframe, sooner by what lies between.
+    public var accurateSeek = true
     /// Records what arrives from the start of playback (`nil`: not; ``PlaybackControl/startRecording(_:)`` starts
     /// one while playing).
     public var recording: RecordingOptions?

@@ -36,6 +36,8 @@ struct MediaIntake {
         case sei([SEIMessage], pts: MediaTimestamp)
         /// Caption text from the stream's script data (`onTextData`, `onCaption`), from its time on.
         case caption(CaptionScreen)
+        /// A seek found where to start: the first packet it plays (the keyframe at or before the target).
+        case seekLanded(keyframe: MediaTimestamp, target: MediaTimestamp)
     }
 
     /// What the stream has shown of itself so far.
@@ -180,7 +182,7 @@ struct MediaIntake {
             play(packet, into: &steps)
         case .admitSeeking(let packets, let seekDone):
             if let seekDone, let first = packets.first {
-                steps.append(.report(Reports.seekDone(at: first.dts, target: seekDone.target)))
+                steps.append(.seekLanded(keyframe: first.dts, target: seekDone.target))
             }
             for packet in packets { play(packet, into: &steps) }
         }

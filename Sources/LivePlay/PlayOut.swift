@@ -25,6 +25,9 @@ final class PlayOut {
     /// Pause, resume, latency and presentation changes asked for from other tasks; pictures shown, for them.
     private let control: PlaybackControl
     private let decodes: Bool
+    /// A seek shows the picture at its target, decoded from the keyframe before it
+    /// (``LivePlayConfiguration/accurateSeek``).
+    private let accurateSeek: Bool
     private let limits: JitterBuffer.Limits
     /// Media on demand (a file, an HTTP response with a length): played from its start at 1.0×, paced by its
     /// timestamps, read only as far ahead as ``onDemandReadAhead``; never caught up or skipped.
@@ -65,6 +68,7 @@ final class PlayOut {
         captions = CaptionStage(channel: configuration.captionChannel)
         posters = PosterDecoder(options: configuration.decoder)
         decodes = configuration.decodes
+        accurateSeek = configuration.accurateSeek && configuration.decodes
         limits = configuration.bufferLimits
         self.presenter = presenter
         self.control = control
@@ -143,6 +147,13 @@ final class PlayOut {
             presenter.seiArrived(messages, pts: pts)
         case .caption(let change):
             presenter.captionChanged(change)
+        case .seekLanded(let keyframe, let target):
+            let start = accurateSeek ? max(keyframe, target) : keyframe
+            if start > keyframe {
+                engine.startAt(start)
+                presenter.startAt(start)
+            }
+            reporter.report(Reports.seekDone(at: start, keyframe: keyframe, target: target))
         case .report(let report):
             reporter.report(report)
         case .mediaArrived:

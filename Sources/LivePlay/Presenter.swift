@@ -57,6 +57,12 @@ final class Presenter {
     private var posterPTS: MediaTimestamp?
     /// Stream time of the last block of sound handed to the sink, until taken.
     private var lastPlayedAudio: MediaTimestamp?
+    /// An exact seek's target, until the first picture after it is decoded: what comes before is decoded only
+    /// for the pictures that follow (``startAt(_:)``).
+    private var startTarget: MediaTimestamp?
+    /// The newest picture decoded before ``startTarget``: the one on screen at the target, unless a picture
+    /// falls exactly there.
+    private var pictureBeforeStart: VideoFrame?
 
     init(videoSink: (any VideoSink)?, audioSink: (any AudioSink)?) {
         self.videoSink = videoSink
@@ -106,7 +112,16 @@ final class Presenter {
         stretcher = nil
         audioEnd = nil
         posterPTS = nil
+        startTarget = nil
+        pictureBeforeStart = nil
         attachments.reset(lastShown: lastShown?.pts)
+    }
+
+    /// Playback starts at `target`, after the keyframe it was decoded from (an exact seek): the first picture
+    /// shown is the one on screen at the target, and no sound before it is played.
+    func startAt(_ target: MediaTimestamp) {
+        startTarget = target
+        pictureBeforeStart = nil
     }
 
     /// The stream time of the sound handed over since the last call, if any.
@@ -118,6 +133,13 @@ final class Presenter {
     /// - Parameter isPoster: the first keyframe decoded on its own (``LiveSession``); the playing decoder's
     ///   copy of the same picture is then not shown a second time.
     func enqueue(_ frame: VideoFrame, isPoster: Bool = false) {
+        if let target = startTarget {
+            // Decoders give pictures in presentation order: the newest before the target waits for the next.
+            guard frame.pts >= target else { return pictureBeforeStart = frame }
+            if let before = pictureBeforeStart, frame.pts > target { video.insert(before, pts: before.pts) }
+            startTarget = nil
+            pictureBeforeStart = nil
+        }
         if isPoster {
             posterPTS = frame.pts
         } else if frame.pts == posterPTS {
@@ -153,6 +175,11 @@ final class Presenter {
     /// level, when ``measuresLevel``: what would be played, at the volume set).
     func enqueue(_ frame: AudioFrame) {
         silent = false
+        if let target = startTarget,
+            frame.pts + (Duration.seconds(frame.sampleCount) / max(1, frame.sampleRate)).milliseconds <= target
+        {
+            return
+        }
         guard audioSink != nil else {
             if measuresLevel {
                 for sample in frame.interleavedFloat32() { audioPeak = max(audioPeak, abs(sample) * volume) }

@@ -281,10 +281,14 @@ enum Reports {
         Report(.seekStarted, "seeking to \(target.milliseconds) ms", ["target_ms": .int(target.milliseconds)])
     }
 
-    static func seekDone(at position: MediaTimestamp, target: MediaTimestamp) -> Report {
+    static func seekDone(at position: MediaTimestamp, keyframe: MediaTimestamp, target: MediaTimestamp) -> Report {
         Report(
-            .seekDone, "playing from \(position.milliseconds) ms",
-            ["position_ms": .int(position.milliseconds), "target_ms": .int(target.milliseconds)])
+            .seekDone,
+            "playing from \(position.milliseconds) ms (decoded from the keyframe at \(keyframe.milliseconds) ms)",
+            [
+                "position_ms": .int(position.milliseconds), "keyframe_ms": .int(keyframe.milliseconds),
+                "target_ms": .int(target.milliseconds),
+            ])
     }
 
     // MARK: Decode and present

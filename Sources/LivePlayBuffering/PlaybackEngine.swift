@@ -75,6 +75,8 @@ public struct PlaybackEngine: Sendable {
     private var sawVideo = false
     private var lastArrival: Duration?
     private var reportedGap = false
+    /// An exact seek's target: playback starts here, not at the keyframe before it (``startAt(_:)``).
+    private var startFloor: MediaTimestamp?
 
     public init(parameters: LatencyParameters, limits: JitterBuffer.Limits = JitterBuffer.Limits()) {
         self.parameters = parameters
@@ -133,7 +135,8 @@ public struct PlaybackEngine: Sendable {
                 if packet.kind == .video {
                     while let first = buffer.first, first.dts < packet.dts { _ = buffer.removeFirst() }
                 }
-                position = buffer.first.map { min($0.dts, packet.dts) } ?? packet.dts
+                let start = buffer.first.map { min($0.dts, packet.dts) } ?? packet.dts
+                position = startFloor.map { max(start, $0) } ?? start
             }
             if packet.kind == .video { state = .loading }
         }
@@ -145,6 +148,13 @@ public struct PlaybackEngine: Sendable {
             return [.skipped(removed: oldest - position, droppedVideoFrames: buffer.droppedVideoFrames - dropped)]
         }
         return []
+    }
+
+    /// Starts playback at `target` rather than at the keyframe at or before it (an exact seek): what lies
+    /// between is released at once, to be decoded for the pictures that follow and not shown (``Presenter``).
+    /// Call before the first packet.
+    public mutating func startAt(_ target: MediaTimestamp) {
+        startFloor = target
     }
 
     /// How long media may stop arriving before it is reported (`PLAY_WARNING_RECV_DATA_LAG`): half the

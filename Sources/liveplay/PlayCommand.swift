@@ -80,8 +80,11 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(name: [.customShort("n"), .long], parsing: .unconditional, help: "Stop after this many pictures have been shown (1: right after the first).")
     var frames: Int?
 
-    @Option(parsing: .unconditional, help: "Media on demand: start this many seconds in (at the keyframe at or before).")
+    @Option(parsing: .unconditional, help: "Media on demand: start this many seconds in (the picture there, decoded from the keyframe at or before).")
     var start: Double?
+
+    @Flag(help: "Media on demand: --start and seeks play from the keyframe at or before the target (sooner), not the picture at it.")
+    var keyframeSeek = false
 
     @Option(parsing: .unconditional, help: "Multitrack streams (Enhanced RTMP v2): the video track id to play (default: the lowest; `v` in the window steps through them).")
     var videoTrack: UInt8?
@@ -397,6 +400,7 @@ struct PlayCommand: AsyncParsableCommand {
             enableMetaData: metadata, decodes: !noDecode,
             transport: transport, latency: latency)
         configuration.startPosition = start.map { .seconds($0) }
+        configuration.accurateSeek = !keyframeSeek
         configuration.videoTrack = videoTrack
         configuration.audioTrack = audioTrack
         configuration.seiPayloadTypes = Set(sei.flatMap(\.types))

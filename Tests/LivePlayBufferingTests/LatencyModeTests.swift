@@ -224,6 +224,24 @@ import Testing
         for case .decode(let packet) in engine.advance(to: .milliseconds(1990)) { decoded.append(packet) }
         #expect(decoded.first?.kind == .video && decoded.first?.isKeyframe == true)
     }
+
+    /// An exact seek: the GOP from the keyframe before the target is decoded at once, and the position starts at the
+    /// target, so the picture there is the first one due.
+    @Test func startingAtATargetDecodesFromTheKeyframeAtOnceAndPlaysFromTheTarget() {
+        var engine = PlaybackEngine(parameters: .onDemand)
+        engine.startAt(MediaTimestamp(milliseconds: 700))
+        var decoded: [Int64] = []
+        for index in 0..<60 {
+            _ = engine.receive(Self.packet(.video, Int64(index * 40), key: index % 25 == 0), at: .zero)
+        }
+        #expect(engine.position?.milliseconds == 700)
+        for case .decode(let packet) in engine.advance(to: .zero) { decoded.append(packet.dts.milliseconds) }
+        #expect(engine.state == .playing)
+        #expect(decoded == Array(stride(from: 0, through: 840, by: 40)), "up to the target and its look-ahead, at once")
+        for case .decode(let packet) in engine.advance(to: .milliseconds(100)) { decoded.append(packet.dts.milliseconds) }
+        #expect(engine.position?.milliseconds == 800, "playing on from the target: \(String(describing: engine.position))")
+        #expect(decoded.last == 920, "and the look-ahead past it")
+    }
 }
 
 /// Arrival gaps and the master clock: the engine's other inputs.

@@ -5,8 +5,9 @@ import LivePlayTesting
 import Logging
 import Testing
 
-/// Media on demand in the library, in virtual time: pause resumes where it paused, seek lands on the
-/// keyframe at or before the target, and the file plays to its end with every picture shown.
+/// Media on demand in the library, in virtual time: pause resumes where it paused, a seek shows the picture
+/// at its target (decoded from the keyframe at or before it) or, asked to, starts at that keyframe, and the
+/// file plays to its end with every picture shown.
 @Suite struct OnDemandSessionTests {
     /// A sink that acts when a picture is shown: the test's hand on the controls, at media times.
     final class Controller: VideoSink, @unchecked Sendable {
@@ -29,18 +30,25 @@ import Testing
         }
     }
 
-    static func session(_ path: String, clock: VirtualClock, sink: any VideoSink, control: PlaybackControl)
-        -> LiveSession<VirtualClock>
-    {
+    static func session(
+        _ path: String, clock: VirtualClock, sink: any VideoSink, control: PlaybackControl,
+        configuration: LivePlayConfiguration = LivePlayConfiguration()
+    ) -> LiveSession<VirtualClock> {
         var quiet = Logger(label: "test")
         quiet.logLevel = .critical
         return LiveSession(
-            url: path, configuration: LivePlayConfiguration(), clock: clock, logger: quiet, videoSink: sink,
-            control: control)
+            url: path, configuration: configuration, clock: clock, logger: quiet, videoSink: sink, control: control)
     }
 
     static func pictures(_ path: String, fromDTS start: Int64 = 0) throws -> [Int64] {
         try Oracle.packets(path).filter { $0.stream == "video" && $0.dts >= start }.map(\.pts).sorted()
+    }
+
+    /// Every picture from the one on screen at `target` (the newest at or before it) on.
+    static func pictures(_ path: String, onScreenAt target: Int64) throws -> [Int64] {
+        let all = try pictures(path)
+        let first = all.last { $0 <= target } ?? all.first ?? 0
+        return all.filter { $0 >= first }
     }
 
     @Test func pauseHoldsThePictureAndResumeGoesOnFromWhereItPaused() async throws {
@@ -72,10 +80,10 @@ import Testing
         #expect(events.last { $0.code != .sessionSummary }?.code == .playEnd)
     }
 
-    @Test func seekingBackLandsOnTheKeyframeAtOrBeforeTheTargetAndPlaysOnToTheEnd() async throws {
-        let path = try Fixture.h264BFramesAAC.path()
-        let packets = try Oracle.packets(path).filter { $0.stream == "video" }
-        let keyframe = try #require(packets.filter { $0.isKeyframe && $0.dts <= 1200 }.last)
+    /// Seeks back to 1.2 s once 2 s has been shown; returns the pictures shown and the events.
+    static func seekBack(
+        _ path: String, configuration: LivePlayConfiguration = LivePlayConfiguration()
+    ) async -> (shown: [Int64], events: [PlayEvent], outcome: PlaybackOutcome) {
         let clock = VirtualClock()
         let control = PlaybackControl()
         let seeked = LockedValue(false)
@@ -85,11 +93,38 @@ import Testing
                 control.seek(to: .milliseconds(1200))
             }
         }
-        let session = Self.session(path, clock: clock, sink: sink, control: control)
+        let session = Self.session(path, clock: clock, sink: sink, control: control, configuration: configuration)
         var events: [PlayEvent] = []
         let outcome = await session.run(onEvent: { events.append($0) })
+        return (sink.shown.map(\.milliseconds), events, outcome)
+    }
+
+    @Test func seekingBackShowsThePictureAtTheTargetAndPlaysOnToTheEnd() async throws {
+        let path = try Fixture.h264BFramesAAC.path()
+        let packets = try Oracle.packets(path).filter { $0.stream == "video" }
+        let keyframe = try #require(packets.filter { $0.isKeyframe && $0.dts <= 1200 }.last)
+        let expected = try Self.pictures(path, onScreenAt: 1200)
+        #expect(expected.first! > keyframe.pts, "the target is not on a keyframe: \(keyframe.pts)")
+        let (shown, events, outcome) = await Self.seekBack(path)
         #expect(outcome == .ended)
-        let shown = sink.shown.map(\.milliseconds)
+        let restart = try #require(shown.indices.dropFirst().first { shown[$0] < shown[$0 - 1] })
+        #expect(shown[restart] == expected.first, "the first picture after the seek is the one on screen at 1.2 s")
+        #expect(Array(shown[restart...]) == expected, "then every picture")
+        let done = try #require(events.first { $0.code == .seekDone })
+        #expect(done.parameters["position_ms"] == .int(1200))
+        #expect(done.parameters["keyframe_ms"] == .int(keyframe.dts))
+        #expect(!events.contains { $0.code == .videoDiscontinuity || $0.code == .catchUpSkip })
+        #expect(events.last { $0.code != .sessionSummary }?.code == .playEnd)
+    }
+
+    @Test func withoutAccurateSeekASeekLandsOnTheKeyframeAtOrBeforeTheTarget() async throws {
+        let path = try Fixture.h264BFramesAAC.path()
+        let packets = try Oracle.packets(path).filter { $0.stream == "video" }
+        let keyframe = try #require(packets.filter { $0.isKeyframe && $0.dts <= 1200 }.last)
+        var configuration = LivePlayConfiguration()
+        configuration.accurateSeek = false
+        let (shown, events, outcome) = await Self.seekBack(path, configuration: configuration)
+        #expect(outcome == .ended)
         let restart = try #require(shown.indices.dropFirst().first { shown[$0] < shown[$0 - 1] })
         #expect(shown[restart] == keyframe.pts, "the first picture after the seek is the keyframe at or before it")
         #expect(Array(shown[restart...]) == (try Self.pictures(path, fromDTS: keyframe.dts)), "then every picture")
@@ -100,8 +135,6 @@ import Testing
 
     @Test func seekingForwardReadsOnWithoutStartingOver() async throws {
         let path = try Fixture.h264BFramesAAC.path()
-        let packets = try Oracle.packets(path).filter { $0.stream == "video" }
-        let keyframe = try #require(packets.filter { $0.isKeyframe && $0.dts <= 2500 }.last)
         let clock = VirtualClock()
         let control = PlaybackControl()
         control.seek(to: .milliseconds(2500))
@@ -109,7 +142,7 @@ import Testing
         let session = Self.session(path, clock: clock, sink: sink, control: control)
         var events: [PlayEvent] = []
         _ = await session.run(onEvent: { events.append($0) })
-        #expect(sink.shown.map(\.milliseconds) == (try Self.pictures(path, fromDTS: keyframe.dts)))
+        #expect(sink.shown.map(\.milliseconds) == (try Self.pictures(path, onScreenAt: 2500)))
         #expect(events.filter { $0.code == .playBegin }.count == 1)
     }
 }
@@ -143,9 +176,6 @@ extension OnDemandSessionTests {
         let path = try Fixtures.make(
             name: "h264-aac-10s-indexed", extension: "flv",
             Fixture.longH264AAC.ffmpegArguments + ["-flvflags", "add_keyframe_index", "-f", "flv"])
-        let packets = try Oracle.packets(path).filter { $0.stream == "video" }
-        let ahead = try #require(packets.filter { $0.isKeyframe && $0.dts <= 7000 }.last)
-        let back = try #require(packets.filter { $0.isKeyframe && $0.dts <= 2500 }.last)
         let clock = VirtualClock()
         let control = PlaybackControl()
         control.seek(to: .milliseconds(7000))
@@ -169,8 +199,9 @@ extension OnDemandSessionTests {
         #expect(source.starts.dropFirst().allSatisfy { $0 > 0 })
         let shown = sink.shown.map(\.milliseconds)
         let restart = try #require(shown.indices.dropFirst().first { shown[$0] < shown[$0 - 1] })
-        #expect(shown.first == ahead.pts && shown[restart] == back.pts, "each seek lands on its keyframe")
-        #expect(Array(shown[restart...]) == (try Self.pictures(path, fromDTS: back.dts)))
+        let ahead = try Self.pictures(path, onScreenAt: 7000)
+        #expect(Array(shown[..<restart]) == Array(ahead.prefix(restart)), "from 7 s")
+        #expect(Array(shown[restart...]) == (try Self.pictures(path, onScreenAt: 2500)), "then from 2.5 s")
     }
 }
 

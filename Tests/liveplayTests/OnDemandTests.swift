@@ -60,7 +60,7 @@ import Testing
         try Self.expectPlayedAtNormalSpeed(try Binary.run(["file://" + path, "--trace-frames", "--json"]), expected)
     }
 
-    @Test func aFileOverHTTPWithAContentLengthIsOnDemandAndStartSeeksToTheKeyframeBefore() throws {
+    @Test func aFileOverHTTPWithAContentLengthIsOnDemandAndStartShowsThePictureAtTheTarget() throws {
         let path = try Fixture.h264BFramesAAC.path()
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         let name = URL(fileURLWithPath: path).lastPathComponent
@@ -75,17 +75,25 @@ import Testing
         let url = server.fileURL(name)
         try Self.expectPlayedAtNormalSpeed(try Binary.run([url, "--trace-frames", "--json"]), try Self.pictures(path))
 
-        // --start 1.5: the keyframe at or before 1.5 s, and everything from it.
-        let packets = try Oracle.packets(path).filter { $0.stream == "video" }
-        let keyframe = try #require(packets.filter { $0.isKeyframe && $0.dts <= 1500 }.last)
+        // --start 1.5: the picture on screen at 1.5 s, and everything from it.
         let output = try Binary.run([url, "--trace-frames", "--json", "--start", "1.5"])
         #expect(output.status == 0, "\(output.standardError)")
-        let frames = try Self.frames(output.text)
-        #expect(frames.map(\.pts) == (try Self.pictures(path, fromDTS: keyframe.dts)))
-        #expect(frames.first?.pts == keyframe.pts, "starts at the keyframe at or before the target")
+        let all = try Self.pictures(path)
+        let atTarget = try #require(all.last { $0 <= 1500 })
+        #expect(try Self.frames(output.text).map(\.pts) == all.filter { $0 >= atTarget }, "from the picture at 1.5 s")
         let codes = try EdgeTests.codes(output.text)
         #expect(codes.contains(9009) && codes.contains(9010) && codes.last == 9006)
         #expect(!server.accessLog.contains("206"), "without a keyframe index, no byte range is asked for")
+
+        // --keyframe-seek: the keyframe at or before 1.5 s, and everything from it.
+        let packets = try Oracle.packets(path).filter { $0.stream == "video" }
+        let keyframe = try #require(packets.filter { $0.isKeyframe && $0.dts <= 1500 }.last)
+        #expect(keyframe.pts < atTarget, "1.5 s is not on a keyframe")
+        let fromKeyframe = try Binary.run([url, "--trace-frames", "--json", "--start", "1.5", "--keyframe-seek"])
+        #expect(fromKeyframe.status == 0, "\(fromKeyframe.standardError)")
+        let frames = try Self.frames(fromKeyframe.text)
+        #expect(frames.map(\.pts) == (try Self.pictures(path, fromDTS: keyframe.dts)))
+        #expect(frames.first?.pts == keyframe.pts, "starts at the keyframe at or before the target")
     }
 
     /// A file whose connection breaks in the middle goes on where it broke off after the reconnect (the
@@ -127,16 +135,14 @@ import Testing
             return
         }
         defer { server.stop() }
-        let packets = try Oracle.packets(path).filter { $0.stream == "video" }
-        let keyframe = try #require(packets.filter { $0.isKeyframe && $0.dts <= 7000 }.last)
-        #expect(keyframe.dts >= 6000, "the fixture has a keyframe every 2 s")
         let started = Date()
         let output = try Binary.run([
             server.fileURL(URL(fileURLWithPath: path).lastPathComponent), "--trace-frames", "--json", "--start", "7",
         ])
         #expect(output.status == 0, "\(output.standardError)")
-        let frames = try Self.frames(output.text)
-        #expect(frames.map(\.pts) == (try Self.pictures(path, fromDTS: keyframe.dts)))
+        let all = try Self.pictures(path)
+        let atTarget = try #require(all.last { $0 <= 7000 })
+        #expect(try Self.frames(output.text).map(\.pts) == all.filter { $0 >= atTarget }, "from the picture at 7 s")
         #expect(server.accessLog.contains("206 bytes="), "a byte range from the keyframe: \(server.accessLog)")
         #expect(!(try EdgeTests.codes(output.text)).contains(9101), "no warning for the sequence headers it skipped")
         // From 6 s on only: about 4 s of playing, not 10.
