@@ -62,7 +62,7 @@
 //
 // | thread or executor | started by | what runs on it | how it ends |
 // |---|---|---|---|
-// | `liveplay-play` (``PlaybackThread``, a `TaskExecutor`) | ``LiveSession/run(onEvent:onStatus:)``, taken from ``PlaybackThreads`` (the threads of sessions that ended) or new | the play loop, the supervisor's task, demuxing, decoding, the sinks, the session's timers | given back when the session's `run` returns; ends when 16 already wait |
+// | `liveplay-play` (``PlaybackThread``, a `TaskExecutor`) | ``LiveSession/run(onEvent:onStatus:)``, taken from ``PlaybackThreads`` (the threads of sessions that ended) or new | the play loop, the supervisor's task, demuxing, decoding, the sinks, the session's timers; with time-shift, the recorder's task (the live source into the ring, a child of the session like the supervisor's) and the ring's small file reads and writes | given back when the session's `run` returns; ends when 16 already wait |
 // | another `liveplay-play`, the listener's | ``LivePlayer``, for each playback | the listener's callbacks, one at a time, off the play loop | given back when the playback's updates are all delivered |
 // | or the threads of a ``PlaybackThreadGroup`` (``LivePlayConfiguration/threads``; `liveplay monitor`: one per core) | the group, when it is made | the same, for every session and listener given the group, in turn | when the group is released and its sessions have ended |
 // | the same, for each stream a ``PreloadPool`` keeps ready, and one for the pool's ``PreloadPool/onChange`` | ``PreloadPool/preload(_:)``, the pool | that stream's session while it preloads, then as a player's once switched to; the pool's notices | as above, when the pool lets it go or its player stops; the pool's when the pool is released |
@@ -79,9 +79,10 @@
 // Between them: `HTTPBodyReceiver` (event loop → supervisor, bounded: past 512 KiB the event loop stops reading the
 // socket), ``TransportHandoff`` (supervisor → play loop, bounded, so the transport keeps its backpressure; the one
 // thing going back, a multitrack stream's track choice, waits under the same `Mutex` for the supervisor's next read),
-// `ByteHandoff` (the librtmp thread → the supervisor), a writer queue per sink and recording, ``UpdateDelivery`` (play
-// loop → listener, bounded, dropping net status first) and the control's mailbox (any thread → play loop). Every
-// `@unchecked Sendable` type says why on the line above it; there are at most 15 in the product modules
+// `ByteHandoff` (the librtmp thread → the supervisor), ``TimeShiftRing`` (its recorder → the supervisor reading it:
+// an index under one `Mutex`, the bytes in its files, a reader at the newest tag woken by the next append), a writer
+// queue per sink and recording, ``UpdateDelivery`` (play loop → listener, bounded, dropping net status first) and
+// the control's mailbox (any thread → play loop). Every `@unchecked Sendable` type says why on the line above it; there are at most 15 in the product modules
 // (`grep -rn "@unchecked Sendable" Sources --include=*.swift | grep -v "LivePlayTesting\|LivePlayLab"`).
 //
 // The TXLivePlayer-shaped calls (`startPlay`, `switch`, `switchStream`, ``PreloadPool/preload(_:)``) return at once:

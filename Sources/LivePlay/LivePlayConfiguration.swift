@@ -45,6 +45,10 @@ public struct LivePlayConfiguration: Sendable {
     /// the pictures between not shown and the sound before it not played (TXVodPlayer's `enableAccurateSeek`).
     /// `false`: playback starts at that keyframe, sooner by what lies between.
     public var accurateSeek = true
+    /// Time-shift for a live stream (TXLivePlayer's `prepareLiveSeek`): the last ``TimeShiftRing/Options/window``
+    /// of it is kept on disk while it plays, and ``PlaybackControl/seek(to:)`` goes back within it (docs/time-shift.md).
+    /// `nil`: off. Media on demand ignores it.
+    public var timeShift: TimeShiftRing.Options?
     /// Records what arrives from the start of playback (`nil`: not; ``PlaybackControl/startRecording(_:)`` starts
     /// one while playing).
     public var recording: RecordingOptions?

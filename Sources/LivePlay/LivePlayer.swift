@@ -194,6 +194,11 @@ public final class LivePlayer: Sendable {
         state.withLock { $0.control }?.goToLiveEdge()
     }
 
+    /// Back to the live edge of a time-shifted stream (TXLivePlayer's `resumeLive`; ``LivePlayConfiguration/timeShift``).
+    public func resumeLive() {
+        state.withLock { $0.control }?.resumeLive()
+    }
+
     /// Plays another track of a multitrack stream (``PlaybackControl/selectTrack(_:_:)``); only while playing.
     public func selectTrack(_ kind: MediaKind, _ track: UInt8?) {
         state.withLock { $0.control }?.selectTrack(kind, track)
@@ -205,14 +210,21 @@ public final class LivePlayer: Sendable {
         state.withLock { $0.control }?.resume()
     }
 
-    /// Moves media on demand to `position` from its start (TXLivePlayer's `seek`): playback goes on from the
-    /// keyframe at or before it. Before playing, sets where the next playback starts. A live stream ignores it.
+    /// Moves media on demand to `position` from its start (TXLivePlayer's `seek`), or a time-shifted live stream to
+    /// `position` from the start of its window: the picture there is shown, decoded from the keyframe at or before
+    /// it. Before playing, sets where the next playback starts. A live stream without time-shift ignores it.
     public func seek(to position: Duration) {
         let control = state.withLock {
             if $0.control == nil { $0.configuration.startPosition = position }
             return $0.control
         }
         control?.seek(to: position)
+    }
+
+    /// Moves `delta` from where playback is (negative: back), in media on demand or a time-shift window; while
+    /// playing only.
+    public func seek(by delta: Duration) {
+        state.withLock { $0.control }?.seek(by: delta)
     }
 
     /// Records what arrives, as it arrived, to FLV or fragmented MP4 (TXLivePlayer's `startRecord`; docs/recording.md):

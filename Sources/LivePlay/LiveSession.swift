@@ -48,6 +48,8 @@ public final class LiveSession<C: SessionClock> {
     let taps: PacketTaps
     /// What the intake made of the element being taken: one array for every element, so taking one allocates none.
     var steps: [MediaIntake.Step] = []
+    /// The ring a time-shifted live stream plays through (``LivePlayConfiguration/timeShift``), while it plays.
+    var timeShift: TimeShiftSource?
 
     /// - Parameters:
     ///   - videoSink: receives each decoded picture at its presentation time.
@@ -119,7 +121,8 @@ public final class LiveSession<C: SessionClock> {
         if let source { return await play(source) }
         do {
             return try await SessionSource.with(url, configuration, logger: logger, timer: realTimeThread) { source in
-                await play(source)
+                guard let options = configuration.timeShift, !(source is FileByteSource) else { return await play(source) }
+                return await playTimeShifted(source, options)
             }
         } catch where error.code == .invalidURL {
             return reporter.fail(.fileNotFound, "\(Redaction.url(url)) cannot be played: \(error.message)")
@@ -141,7 +144,7 @@ public final class LiveSession<C: SessionClock> {
 
     /// Reads the source through the transport's supervisor (a child task, so buffered media keeps playing
     /// while a connection is down) until playback ends; again from elsewhere after a seek.
-    private func play(_ source: any ByteSource) async -> PlaybackOutcome {
+    func play(_ source: any ByteSource) async -> PlaybackOutcome {
         let supervisor = ConnectionSupervisor(
             source: source,
             policy: ReconnectPolicy(
@@ -208,12 +211,13 @@ public final class LiveSession<C: SessionClock> {
             reporter.statusIfDue(
                 at: now, connecting: mediaLostAt != nil, playOut: playOut, intake: intake,
                 decodes: configuration.decodes, endToEndLatency: playOut.engine.position.flatMap(endToEndLatency),
-                onDemand: playOut.onDemand ? (progressPosition, intake.mediaDuration ?? 0) : nil)
+                onDemand: playOut.onDemand ? (progressPosition, mediaLength) : nil)
             if let ending = playOut.endIfRanDry(at: now) { return finished(ending) }
             reporter.progressIfDue(
                 at: now, playOut: playOut, position: progressPosition,
                 endToEndLatency: playOut.engine.position.flatMap(endToEndLatency),
-                mediaDuration: playOut.onDemand ? intake.mediaDuration ?? 0 : nil)
+                mediaDuration: playOut.onDemand || timeShift != nil ? mediaLength : nil,
+                behindLive: timeShiftProgress?.behind)
             let wait = turnWait
             if playOut.hasRoom, let timer {
                 await handoff.wait(until: .now + wait, timer: timer)

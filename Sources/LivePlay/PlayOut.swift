@@ -99,6 +99,22 @@ final class PlayOut {
         engine.buffer.droppedVideoFrames - standby.droppedWhilePreloading + presenter.droppedVideoFrames
     }
 
+    /// The latency parameters a time-shifted stream returns to at its live edge (``playBehindLive()``).
+    private var liveParameters: LatencyParameters?
+
+    /// A time-shifted stream plays behind its live edge: at 1.0×, paced like media on demand, never caught up.
+    func playBehindLive() {
+        if !onDemand { liveParameters = engine.parameters }
+        playOnDemand()
+    }
+
+    /// A time-shifted stream is back at its live edge: the latency mode applies again.
+    func playLive() {
+        onDemand = false
+        if let liveParameters { engine.parameters = liveParameters }
+        reporter.count { $0.ratesFollowPlayback = false }
+    }
+
     func playOnDemand() {
         onDemand = true
         engine.parameters = .onDemand

@@ -110,10 +110,24 @@ public final class PlaybackControl: Sendable {
         send(.recording(.stop))
     }
 
-    /// Moves media on demand to `position` (from the start of the media): playback goes on from the keyframe
-    /// at or before it (`LIVEPLAY_EVT_SEEK`, 9009). A live stream ignores it.
+    /// Moves media on demand to `position` (from the start of the media), or a time-shifted live stream to
+    /// `position` from the start of its window (``LivePlayConfiguration/timeShift``): the picture there is shown,
+    /// decoded from the keyframe at or before it (`LIVEPLAY_EVT_SEEK`, 9009). A live stream without time-shift
+    /// ignores it.
     public func seek(to position: Duration) {
         send(.seek(max(.zero, position)))
+    }
+
+    /// Moves `delta` from where playback is when the play loop takes it (negative: back), as ``seek(to:)`` does;
+    /// several before it is taken add up.
+    public func seek(by delta: Duration) {
+        send(.seekBy(delta))
+    }
+
+    /// Back to the live edge of a time-shifted stream (TXLivePlayer's `resumeLive`), at the latency mode's target;
+    /// the same as ``goToLiveEdge()``.
+    public func resumeLive() {
+        send(.goToLiveEdge)
     }
 
     /// Replaces where pictures go while playing (`nil`: nowhere); the next picture goes to the new sink.
@@ -251,6 +265,7 @@ enum PlaybackCommand: Sendable {
     case latency(LatencyParameters)
     case pause(Bool)
     case seek(Duration)
+    case seekBy(Duration)
     case goToLiveEdge
     case recording(RecordingRequest)
     case videoSink(HeldSink<any VideoSink>)
@@ -273,6 +288,8 @@ struct PlaybackRequests {
     var latency: LatencyParameters?
     var pause: Bool?
     var seek: Duration?
+    /// A seek relative to where playback is when the loop carries it out (the window's ← / →).
+    var seekBy: Duration?
     var liveEdge = false
     var recordings: [RecordingRequest] = []
     var videoSink: SinkChange<any VideoSink>?
@@ -289,7 +306,12 @@ struct PlaybackRequests {
             switch command {
             case .latency(let parameters): latency = parameters
             case .pause(let paused): pause = paused
-            case .seek(let position): seek = position
+            case .seek(let position):
+                seek = position
+                seekBy = nil
+            case .seekBy(let delta):
+                seekBy = (seekBy ?? .zero) + delta
+                seek = nil
             case .goToLiveEdge: liveEdge = true
             case .recording(let request): recordings.append(request)
             case .videoSink(let held): videoSink = SinkChange(sink: held.sink)

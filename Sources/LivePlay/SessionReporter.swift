@@ -145,7 +145,7 @@ final class SessionReporter {
     /// - Parameter position: seconds; from the start of the media on demand.
     func progressIfDue(
         at now: Duration, playOut: PlayOut, position: @autoclosure () -> Double,
-        endToEndLatency: @autoclosure () -> Int64?, mediaDuration: Double?
+        endToEndLatency: @autoclosure () -> Int64?, mediaDuration: Double?, behindLive: Double? = nil
     ) {
         let engine = playOut.engine
         guard engine.state == .playing, playOut.hasBegun, engine.position != nil else { return }
@@ -158,7 +158,8 @@ final class SessionReporter {
         report(
             Reports.progress(
                 position: position(), engine: engine, framesShown: playOut.presenter.framesShown,
-                droppedFrames: playOut.droppedFrames, endToEndLatency: endToEndLatency(), mediaDuration: mediaDuration))
+                droppedFrames: playOut.droppedFrames, endToEndLatency: endToEndLatency(), mediaDuration: mediaDuration,
+                behindLive: behindLive))
     }
 
     /// When the next net status or progress event is due, on the session clock.

@@ -354,7 +354,7 @@ enum Reports {
     /// - Parameter mediaDuration: the media's length, for media on demand (`EVT_PLAY_DURATION`).
     static func progress(
         position: Double, engine: PlaybackEngine, framesShown: Int, droppedFrames: Int, endToEndLatency: Int64?,
-        mediaDuration: Double?
+        mediaDuration: Double?, behindLive: Double? = nil
     ) -> Report {
         var parameters: [String: PlayEventValue] = [
             "EVT_PLAY_PROGRESS": .double(position), "PLAYABLE_DURATION": .double(engine.bufferLatency.seconds),
@@ -364,6 +364,7 @@ enum Reports {
         ]
         if let endToEndLatency { parameters["e2e_latency_ms"] = .int(endToEndLatency) }
         if let mediaDuration { parameters["EVT_PLAY_DURATION"] = .double(mediaDuration) }
+        if let behindLive { parameters["behind_live_ms"] = .int(Int64((behindLive * 1000).rounded())) }
         return Report(.playProgress, "playing", parameters)
     }
 

@@ -4,15 +4,27 @@ import LivePlayCore
 extension LiveSession {
     /// The position in seconds: from the start of the media on demand, on the session's timeline live.
     var progressPosition: Double {
+        if let timeShift = timeShiftProgress { return timeShift.position }
         guard playOut.onDemand else { return Double(playOut.engine.position?.milliseconds ?? 0) / 1000 }
         return intake.mediaSeconds(at: playOut.engine.position)
     }
+
+    /// The length of the media on demand, or of the time-shift window, in seconds.
+    var mediaLength: Double { timeShiftProgress?.length ?? intake.mediaDuration ?? 0 }
 
     /// Carries out a seek asked for through ``control``; returns how to read on when the source must be
     /// read again: from its start (the target is before what has arrived), or from the keyframe a file's
     /// index points to (far ahead or back).
     func applySeek() -> LoopExit? {
-        guard let target = playOut.requests.take(\.seek) else { return nil }
+        if timeShift != nil, playOut.onDemand, playOut.requests.liveEdge {
+            playOut.requests.liveEdge = false
+            return goLiveInTimeShift()
+        }
+        let relative = playOut.requests.take(\.seekBy).map { delta in
+            max(.zero, .milliseconds(Int64((progressPosition * 1000).rounded())) + delta)
+        }
+        guard let target = relative ?? playOut.requests.take(\.seek) else { return nil }
+        if timeShift != nil, everConnected { return seekInTimeShift(to: target) }
         guard playOut.onDemand || !everConnected else {
             logger.debug("seek ignored: live stream")
             return nil

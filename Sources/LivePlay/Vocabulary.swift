@@ -66,6 +66,7 @@ public typealias Downloader = LivePlayCache.Downloader
 public typealias DownloadOptions = LivePlayCache.DownloadOptions
 public typealias DownloadUpdate = LivePlayCache.DownloadUpdate
 public typealias RemoteFile = LivePlayTransport.RemoteFile
+public typealias TimeShiftRing = LivePlayTransport.TimeShiftRing
 
 // What a recording is written as (LivePlayRecording): ``RecordingOptions`` names it.
 public typealias RecordingFormat = LivePlayRecording.RecordingFormat

@@ -83,6 +83,9 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Media on demand: start this many seconds in (the picture there, decoded from the keyframe at or before).")
     var start: Double?
 
+    @Option(help: "Live streams: keep the last DURATION (e.g. 90s, 30m, 1h; 10 s to 24 h) on disk to go back in (← / → in the window, docs/time-shift.md).")
+    var timeshift: TimeShiftWindow?
+
     @Flag(help: "Media on demand: --start and seeks play from the keyframe at or before the target (sooner), not the picture at it.")
     var keyframeSeek = false
 
@@ -407,6 +410,10 @@ struct PlayCommand: AsyncParsableCommand {
         configuration.captionChannel = (captions ?? .cc1).channel
         configuration.recording = outputs.recording
         if usesMediaCache || mediaCache.mediaCacheDir != nil { configuration.cache = try mediaCache.open() }
+        configuration.timeShift = timeshift.map {
+            TimeShiftRing.Options(
+                window: $0.duration, directory: mediaCache.mediaCacheDir, minimumFreeSpace: Int64(mediaCache.minFree) << 20)
+        }
         return configuration
     }
 

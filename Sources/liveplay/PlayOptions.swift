@@ -46,6 +46,21 @@ struct SEIPayloadTypes: ExpressibleByArgument {
     }
 }
 
+/// `--timeshift 30m`: a duration as seconds, or with a unit (`s`, `m`, `h`); 10 s to 24 h.
+struct TimeShiftWindow: ExpressibleByArgument {
+    var duration: Duration
+
+    init?(argument: String) {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600]
+        let text = argument.trimmingCharacters(in: .whitespaces).lowercased()
+        let unit = text.last.flatMap { units[$0] }
+        guard let number = Double(unit == nil ? text : String(text.dropLast())), number.isFinite else { return nil }
+        let seconds = number * (unit ?? 1)
+        guard (10...86_400).contains(seconds) else { return nil }
+        duration = .seconds(seconds)
+    }
+}
+
 /// `--captions`: the CEA-608 channel decoded (libavcodec decodes the first channel of each field), or none.
 enum CaptionOption: String, CaseIterable, ExpressibleByArgument {
     case cc1

@@ -1,0 +1,123 @@
+import Foundation
+import LivePlay
+import LivePlayLab
+import LivePlayTesting
+import Testing
+
+/// Time-shift against the lab's live stream in real time, measured with its wall-clock stamps: how far behind the
+/// server's clock the picture shown is (`e2e_latency_ms` of each progress event).
+@Suite struct TimeShiftSessionTests {
+    static func latency(_ event: PlayEvent) -> Int64? {
+        if case .int(let value) = event.parameters["e2e_latency_ms"] { value } else { nil }
+    }
+
+    static func double(_ event: PlayEvent, _ key: String) -> Double? {
+        switch event.parameters[key] {
+        case .double(let value)?: value
+        case .int(let value)?: Double(value)
+        default: nil
+        }
+    }
+
+    /// Plays `before` of the stream, goes back `back`, plays `behind` there, goes live, then seeks to before the
+    /// window's start; the window is `window`.
+    static func run(before: Int64, back: Int64, behind: Int64, window: Int64) async throws {
+        let (server, port) = try await LabSessionTests.server()
+        let parent = FileManager.default.temporaryDirectory.path + "/timeshift-test-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        var configuration = LatencyModeSessionTests.configuration(.preset(.speed))
+        configuration.timeShift = TimeShiftRing.Options(window: .seconds(window), directory: parent, minimumFreeSpace: 0)
+        let marks = Locked<[String: Int64]>([:])
+        let largestRing = Locked<Int>(0)
+        let recording = await SessionRecording.record(
+            "http://127.0.0.1:\(port)/live.flv", configuration: configuration,
+            limit: .milliseconds(before + behind + 30_000),
+            script: { probe in
+                func now() -> Int64 { probe.events.last?.elapsedMilliseconds ?? 0 }
+                func mark(_ name: String) { marks.withLock { $0[name] = now() } }
+                func progressAfter(_ ms: Int64) -> Bool {
+                    probe.events.contains { $0.code == .playProgress && $0.elapsedMilliseconds > ms }
+                }
+                func ringFiles() -> Int {
+                    let ring = (try? FileManager.default.contentsOfDirectory(atPath: parent))?.first
+                    let files = ring.flatMap { try? FileManager.default.contentsOfDirectory(atPath: parent + "/" + $0) }
+                    return files?.count ?? 0
+                }
+                await probe.wait(for: .playBegin)
+                mark("began")
+                let began = now()
+                _ = await eventually(within: .milliseconds(before + 10_000)) {
+                    largestRing.withLock { $0 = max($0, ringFiles()) }
+                    return progressAfter(began + before)
+                }
+                mark("seek")
+                probe.control.seek(by: .milliseconds(-back))
+                await probe.wait(for: .seekDone)
+                let landed = now()
+                _ = await eventually(within: .milliseconds(behind + 10_000)) {
+                    largestRing.withLock { $0 = max($0, ringFiles()) }
+                    return progressAfter(landed + behind)
+                }
+                mark("live")
+                probe.control.resumeLive()
+                let live = now()
+                _ = await eventually(within: .seconds(10)) { progressAfter(live + 4_000) }
+                mark("clamp")
+                probe.control.seek(by: .seconds(-100_000))
+                await probe.wait(for: .seekDone, count: 2)
+                let clamped = now()
+                _ = await eventually(within: .seconds(10)) { progressAfter(clamped + 3_000) }
+                probe.stop()
+            })
+        await server.stop()
+        let marked = marks.withLock { $0 }
+        let (seek, live, clamp) = (try #require(marked["seek"]), try #require(marked["live"]), try #require(marked["clamp"]))
+        let progress = recording.events.filter { $0.code == .playProgress }
+        func latencies(_ range: Range<Int64>) -> [Int64] {
+            progress.filter { range.contains($0.elapsedMilliseconds) }.compactMap(Self.latency)
+        }
+        let atLive = latencies((seek - 5_000)..<seek)
+        #expect(atLive.count >= 3, "e2e latency comes from the lab's wall-clock stamps")
+        let baseline = atLive.sorted()[atLive.count / 2]
+        #expect(baseline < 2_000, "speed plays about 1 s behind: \(atLive)")
+
+        // Behind: the picture is `back` older (± 0.5 s), and stays so (1.0×) until going live.
+        let done = try #require(recording.events.first { $0.code == .seekDone })
+        let behindLatencies = latencies((done.elapsedMilliseconds + 1_500)..<live)
+        #expect(behindLatencies.count >= Int(behind / 1000) - 3, "\(behindLatencies)")
+        #expect(behindLatencies.allSatisfy { abs($0 - baseline - back) <= 500 }, "baseline \(baseline): \(behindLatencies)")
+        let rates = progress.filter { (done.elapsedMilliseconds + 1_500..<live).contains($0.elapsedMilliseconds) }
+            .compactMap { Self.double($0, "rate") }
+        #expect(!rates.isEmpty && rates.allSatisfy { $0 == 1.0 }, "1.0× behind: \(rates)")
+        let behindLive = progress.filter { (done.elapsedMilliseconds + 1_500..<live).contains($0.elapsedMilliseconds) }
+            .compactMap { Self.double($0, "behind_live_ms") }
+        #expect(behindLive.allSatisfy { abs($0 - Double(back)) <= 2_000 }, "\(behindLive)")
+
+        // Go live: back to the target within 2 s, told as a skip.
+        let skip = try #require(recording.events.first { $0.code == .catchUpSkip && $0.elapsedMilliseconds >= live })
+        #expect(skip.elapsedMilliseconds - live < 2_000)
+        let afterLive = latencies((live + 2_000)..<clamp)
+        #expect(!afterLive.isEmpty && afterLive.allSatisfy { $0 <= baseline + 700 }, "baseline \(baseline): \(afterLive)")
+
+        // A seek to before the window's start lands at its start: at least the window behind, at most a segment more.
+        let segment = TimeShiftRing.Options(window: .seconds(window)).segmentLength.milliseconds
+        let clamped = latencies((clamp + 2_000)..<Int64.max)
+        #expect(!clamped.isEmpty, "progress after the clamped seek")
+        #expect(
+            clamped.allSatisfy { $0 >= window * 1000 - 1_000 && $0 <= window * 1000 + segment + 2_500 },
+            "window \(window) s: \(clamped)")
+        print(
+            "time-shift: e2e at live \(baseline) ms; back \(back) ms: \(behindLatencies); live: \(afterLive);"
+                + " clamped: \(clamped); ring files at most \(largestRing.withLock { $0 })")
+        #expect(!recording.codes.contains(-2301))
+        // The ring: never more segment files than the window and two segments hold; removed at the end.
+        #expect(largestRing.withLock { $0 } <= Int(window * 1000 / segment) + 2, "\(largestRing.withLock { $0 }) files")
+        #expect((try FileManager.default.contentsOfDirectory(atPath: parent)).isEmpty, "the ring is removed at the end")
+    }
+
+    /// The run: 90 s, back 60 s for 20 s, live, then to before the window's start.
+    @Test func goingBackSixtySecondsShowsThePictureSixtySecondsOlderAtNormalSpeedAndGoLiveReturns() async throws {
+        try await Self.run(before: 90_000, back: 60_000, behind: 20_000, window: 70)
+    }
+}
