@@ -86,6 +86,8 @@ final class PlayOut {
     /// is too old), media on demand only as far ahead as the read-ahead.
     var hasRoom: Bool {
         if let room = standby.hasRoom(engine.buffer) { return room }
+        // What a time-shifted stream's pause leaves unread stays in the ring, not the jitter buffer.
+        if readsFromRing, engine.isPaused { return false }
         guard onDemand else { return true }
         let buffer = engine.buffer
         return buffer.duration < Self.onDemandReadAhead && buffer.count < buffer.limits.packets / 2
@@ -99,6 +101,8 @@ final class PlayOut {
         engine.buffer.droppedVideoFrames - standby.droppedWhilePreloading + presenter.droppedVideoFrames
     }
 
+    /// The input is a time-shift ring (``LiveSession/playTimeShifted(_:_:)``): it waits there while paused.
+    var readsFromRing = false
     /// The latency parameters a time-shifted stream returns to at its live edge (``playBehindLive()``).
     private var liveParameters: LatencyParameters?
 

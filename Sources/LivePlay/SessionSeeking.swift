@@ -16,6 +16,7 @@ extension LiveSession {
     /// read again: from its start (the target is before what has arrived), or from the keyframe a file's
     /// index points to (far ahead or back).
     func applySeek() -> LoopExit? {
+        if let exit = resumeInTimeShift() { return exit }
         if timeShift != nil, playOut.onDemand, playOut.requests.liveEdge {
             playOut.requests.liveEdge = false
             return goLiveInTimeShift()

@@ -19,7 +19,11 @@ extension LiveSession {
         defer { ring.close() }
         let source = TimeShiftSource(live: live, ring: ring, retryInterval: configuration.connectRetryInterval)
         timeShift = source
-        defer { timeShift = nil }
+        playOut.readsFromRing = true
+        defer {
+            timeShift = nil
+            playOut.readsFromRing = false
+        }
         return await withTaskGroup(of: Void.self) { group in
             group.addTask { await source.record() }
             let outcome = await play(source)
@@ -51,6 +55,18 @@ extension LiveSession {
         // After reading again the session's timeline is the ring's own.
         _ = intake.admission.seek(to: MediaTimestamp(milliseconds: ringTime))
         return exit
+    }
+
+    /// A resume at the live edge of a time-shifted stream goes on where it paused (what came meanwhile is in the
+    /// ring), not at the newest media as a live resume does: the ring is read again from there, at 1.0×.
+    func resumeInTimeShift() -> LoopExit? {
+        guard timeShift != nil, !playOut.onDemand, playOut.engine.isPaused, playOut.requests.pause == false else {
+            return nil
+        }
+        playOut.requests.pause = nil
+        let position = progressPosition
+        reporter.report(Reports.resumedWherePaused(at: playOut.engine.position))
+        return seekInTimeShift(to: .milliseconds(Int64((position * 1000).rounded())))
     }
 
     /// Back to the live edge from behind it: the ring is read again from its newest keyframe, under the latency

@@ -116,6 +116,44 @@ import Testing
         #expect((try FileManager.default.contentsOfDirectory(atPath: parent)).isEmpty, "the ring is removed at the end")
     }
 
+    /// A pause at the live edge resumes where it paused, the pause's length behind, at 1.0×: what came meanwhile
+    /// waited in the ring.
+    @Test func aPauseResumesWhereItPausedNotAtTheNewestMedia() async throws {
+        let (server, port) = try await LabSessionTests.server()
+        var configuration = LatencyModeSessionTests.configuration(.preset(.speed))
+        configuration.timeShift = TimeShiftRing.Options(window: .seconds(30), minimumFreeSpace: 0)
+        let resumedAt = Locked<Int64>(0)
+        let recording = await SessionRecording.record(
+            "http://127.0.0.1:\(port)/live.flv", configuration: configuration, limit: .seconds(30),
+            script: { probe in
+                await probe.wait(for: .playBegin)
+                await probe.wait(for: .playProgress, count: 5)
+                probe.control.pause()
+                await probe.wait(for: .paused)
+                let paused = probe.events.last?.elapsedMilliseconds ?? 0
+                // Four seconds of the session clock, read from the net status it reports each second.
+                _ = await eventually(within: .seconds(8)) { (probe.statuses.last?.elapsedMilliseconds ?? 0) >= paused + 4_000 }
+                probe.control.resume()
+                await probe.wait(for: .resumed)
+                resumedAt.withLock { $0 = probe.events.last?.elapsedMilliseconds ?? 0 }
+                let resumed = resumedAt.withLock { $0 }
+                _ = await eventually(within: .seconds(10)) {
+                    probe.events.contains { $0.code == .playProgress && $0.elapsedMilliseconds > resumed + 5_000 }
+                }
+                probe.stop()
+            })
+        await server.stop()
+        let paused = try #require(recording.first(.paused))
+        let resumed = try #require(recording.first(.resumed))
+        let pause = resumed.elapsedMilliseconds - paused.elapsedMilliseconds
+        let progress = recording.events.filter { $0.code == .playProgress }
+        let before = progress.filter { $0.elapsedMilliseconds < paused.elapsedMilliseconds }.compactMap(Self.latency)
+        let after = progress.filter { $0.elapsedMilliseconds > resumed.elapsedMilliseconds + 2_000 }.compactMap(Self.latency)
+        let baseline = try #require(before.last)
+        #expect(!after.isEmpty && after.allSatisfy { abs($0 - baseline - pause) <= 700 }, "paused \(pause) ms: \(before) → \(after)")
+        #expect(!recording.codes.contains(9003), "nothing skipped: \(recording.codes)")
+    }
+
     /// The run: 90 s, back 60 s for 20 s, live, then to before the window's start.
     @Test func goingBackSixtySecondsShowsThePictureSixtySecondsOlderAtNormalSpeedAndGoLiveReturns() async throws {
         try await Self.run(before: 90_000, back: 60_000, behind: 20_000, window: 70)
