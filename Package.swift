@@ -41,14 +41,16 @@ let package = Package(
         ),
         // SDL2 (`libsdl2-dev`) by its header path: sdl2.pc's Cflags carry `-D_REENTRANT`, which SwiftPM rejects with
         // a warning on every build (.ci/setup checks `pkg-config --exists sdl2`). Its shim also asks Xlib
-        // (libx11-dev, which libsdl2-dev depends on) whether a window manager runs.
+        // (libx11-dev, which libsdl2-dev depends on) whether a window manager runs, and brings SDL2_ttf's header
+        // (libsdl2-ttf-dev): the window's words are drawn in a TrueType font.
         .systemLibrary(
             name: "CSDL2",
-            providers: [.apt(["libsdl2-dev", "libx11-dev"])]
+            providers: [.apt(["libsdl2-dev", "libx11-dev", "libsdl2-ttf-dev"])]
         ),
         // libavformat's muxers, for recording (FLV and fragmented MP4): LivePlayRecording is its one wrapper.
-        // SDL2, Xlib and libavformat are headers only at link time: CLazyLibraries defines their functions as jumps
-        // and loads each library when a window, the sound device or a recording first needs it (process start-up).
+        // SDL2, SDL2_ttf, Xlib and libavformat are headers only at link time: CLazyLibraries defines their functions
+        // as jumps and loads each library when a window, the sound device or a recording first needs it (process
+        // start-up).
         // So libavformat is found by its header path too: avformat.pc's `--libs` would link it.
         .systemLibrary(
             name: "CFFmpegFormat",

@@ -8,18 +8,21 @@
 
 /* The functions liveplay calls, per library (`nm -u` of LivePlayWindow's and LivePlayRecording's objects). */
 #define LIVEPLAY_SDL2_FUNCTIONS(X)                                                                                    \
-    X(SDL_ClearQueuedAudio) X(SDL_CloseAudioDevice) X(SDL_CreateRenderer) X(SDL_CreateTexture) X(SDL_CreateWindow)    \
-    X(SDL_DestroyRenderer) X(SDL_DestroyTexture) X(SDL_DestroyWindow) X(SDL_GetDisplayBounds) X(SDL_GetError)         \
-    X(SDL_GetQueuedAudioSize) X(SDL_GetRendererInfo) X(SDL_GetRendererOutputSize) X(SDL_GetWindowDisplayIndex)        \
-    X(SDL_GetWindowPosition) X(SDL_GetWindowSize) X(SDL_GetWindowWMInfo) X(SDL_InitSubSystem)                         \
-    X(SDL_LockAudioDevice) X(SDL_OpenAudioDevice) X(SDL_PauseAudioDevice) X(SDL_PollEvent) X(SDL_PushEvent)           \
-    X(SDL_QueueAudio) X(SDL_QuitSubSystem) X(SDL_RegisterEvents) X(SDL_RenderClear) X(SDL_RenderCopyExF)              \
-    X(SDL_RenderFillRect) X(SDL_RenderFillRects) X(SDL_RenderPresent) X(SDL_RenderReadPixels) X(SDL_SetHint)          \
+    X(SDL_ClearQueuedAudio) X(SDL_CloseAudioDevice) X(SDL_CreateRenderer) X(SDL_CreateTexture)                        \
+    X(SDL_CreateTextureFromSurface) X(SDL_CreateWindow) X(SDL_DestroyRenderer) X(SDL_DestroyTexture)                  \
+    X(SDL_DestroyWindow) X(SDL_FreeSurface) X(SDL_GetDisplayBounds) X(SDL_GetError) X(SDL_GetQueuedAudioSize)         \
+    X(SDL_GetRendererInfo) X(SDL_GetRendererOutputSize) X(SDL_GetWindowDisplayIndex) X(SDL_GetWindowPosition)         \
+    X(SDL_GetWindowSize) X(SDL_GetWindowWMInfo) X(SDL_InitSubSystem) X(SDL_LockAudioDevice) X(SDL_OpenAudioDevice)    \
+    X(SDL_PauseAudioDevice) X(SDL_PollEvent) X(SDL_PushEvent) X(SDL_QueueAudio) X(SDL_QuitSubSystem)                  \
+    X(SDL_RegisterEvents) X(SDL_RenderClear) X(SDL_RenderCopy) X(SDL_RenderCopyExF) X(SDL_RenderFillRect)             \
+    X(SDL_RenderFillRects) X(SDL_RenderPresent) X(SDL_RenderReadPixels) X(SDL_SetHint)                                \
     X(SDL_SetRenderDrawBlendMode) X(SDL_SetRenderDrawColor) X(SDL_SetWindowBordered) X(SDL_SetWindowFullscreen)       \
     X(SDL_SetWindowPosition) X(SDL_SetWindowSize) X(SDL_SetWindowTitle) X(SDL_SetYUVConversionMode)                   \
     X(SDL_UnlockAudioDevice) X(SDL_UpdateNVTexture) X(SDL_UpdateTexture) X(SDL_UpdateYUVTexture)                      \
     X(SDL_WaitEventTimeout)
 #define LIVEPLAY_X11_FUNCTIONS(X) X(XFree) X(XGetWindowProperty) X(XInternAtom)
+#define LIVEPLAY_SDL2_TTF_FUNCTIONS(X)                                                                                \
+    X(TTF_CloseFont) X(TTF_Init) X(TTF_OpenFont) X(TTF_Quit) X(TTF_RenderUTF8_Blended) X(TTF_SizeUTF8)
 #define LIVEPLAY_AVFORMAT_FUNCTIONS(X)                                                                                \
     X(avformat_alloc_output_context2) X(avformat_free_context) X(avformat_new_stream) X(avformat_write_header)        \
     X(av_write_frame) X(av_write_trailer) X(avio_closep) X(avio_flush) X(avio_open) X(avio_seek)
@@ -36,6 +39,7 @@ static void unloaded(void) {
 #define LIVEPLAY_TARGET(name) __attribute__((visibility("hidden"))) void *liveplay_lazy_##name = (void *)unloaded;
 LIVEPLAY_SDL2_FUNCTIONS(LIVEPLAY_TARGET)
 LIVEPLAY_X11_FUNCTIONS(LIVEPLAY_TARGET)
+LIVEPLAY_SDL2_TTF_FUNCTIONS(LIVEPLAY_TARGET)
 LIVEPLAY_AVFORMAT_FUNCTIONS(LIVEPLAY_TARGET)
 
 /* Each function: a jump through its pointer, which leaves every argument register (and varargs' %al) as the
@@ -55,6 +59,7 @@ LIVEPLAY_AVFORMAT_FUNCTIONS(LIVEPLAY_TARGET)
             ".size " #name ", . - " #name "\n");
 LIVEPLAY_SDL2_FUNCTIONS(LIVEPLAY_FUNCTION)
 LIVEPLAY_X11_FUNCTIONS(LIVEPLAY_FUNCTION)
+LIVEPLAY_SDL2_TTF_FUNCTIONS(LIVEPLAY_FUNCTION)
 LIVEPLAY_AVFORMAT_FUNCTIONS(LIVEPLAY_FUNCTION)
 
 struct entry {
@@ -65,6 +70,7 @@ struct entry {
 #define LIVEPLAY_ENTRY(name) {#name, &liveplay_lazy_##name},
 static const struct entry sdl2_entries[] = {LIVEPLAY_SDL2_FUNCTIONS(LIVEPLAY_ENTRY)};
 static const struct entry x11_entries[] = {LIVEPLAY_X11_FUNCTIONS(LIVEPLAY_ENTRY)};
+static const struct entry sdl2_ttf_entries[] = {LIVEPLAY_SDL2_TTF_FUNCTIONS(LIVEPLAY_ENTRY)};
 static const struct entry avformat_entries[] = {LIVEPLAY_AVFORMAT_FUNCTIONS(LIVEPLAY_ENTRY)};
 
 static const struct {
@@ -74,6 +80,8 @@ static const struct {
 } libraries[] = {
     [LIVEPLAY_LAZY_SDL2] = {"libSDL2-2.0.so.0", sdl2_entries, sizeof sdl2_entries / sizeof *sdl2_entries},
     [LIVEPLAY_LAZY_X11] = {"libX11.so.6", x11_entries, sizeof x11_entries / sizeof *x11_entries},
+    [LIVEPLAY_LAZY_SDL2_TTF] = {"libSDL2_ttf-2.0.so.0", sdl2_ttf_entries,
+                                sizeof sdl2_ttf_entries / sizeof *sdl2_ttf_entries},
     [LIVEPLAY_LAZY_AVFORMAT] = {LIVEPLAY_SONAME("libavformat.so.", LIBAVFORMAT_VERSION_MAJOR), avformat_entries,
                                 sizeof avformat_entries / sizeof *avformat_entries},
 };

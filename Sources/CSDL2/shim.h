@@ -3,6 +3,7 @@
 
 #include <SDL2/SDL.h>
 #include <SDL2/SDL_syswm.h>
+#include <SDL2/SDL_ttf.h>
 
 /* Function-like macros and macro aliases Swift cannot import. */
 static inline int liveplay_sdl_windowpos_centered(void) { return SDL_WINDOWPOS_CENTERED; }
