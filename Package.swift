@@ -303,6 +303,8 @@ let package = Package(
             name: "liveplayTests",
             dependencies: [
                 "liveplay", "LivePlayTesting", "LivePlayLab", .product(name: "Logging", package: "swift-log"),
+                // The control bar's layout, to click its controls where the window puts them.
+                "LivePlayWindow",
             ],
             swiftSettings: swiftSettings
         ),

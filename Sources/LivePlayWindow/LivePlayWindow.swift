@@ -1,10 +1,12 @@
 // # LivePlayWindow
 //
 // A desktop front end over the public `LivePlay` API, through SDL2 (the only module that links it): a
-// ``PlayerWindow`` that is a video sink showing each picture at the time the player presents it, scaled by the
-// render mode and rotation, with the keyboard controls of `liveplay --window`; and a ``DeviceAudioSink`` that
-// plays sound through the sound device (PulseAudio, PipeWire or ALSA, as SDL finds them) and reports what it
-// holds unplayed, so the device clock is the player's master clock.
+// ``PlayerWindow`` that is a video sink showing each picture at the time the player presents it, scaled by the render
+// mode and rotation, with the keyboard controls of `liveplay --window` and a control bar for the mouse
+// (``ControlBar``: layout, hit-testing and hiding as a value, drawn by the renderer, its words in DejaVu Sans through
+// SDL2_ttf, ``WindowText``); and a ``DeviceAudioSink`` that plays sound through the sound device (PulseAudio,
+// PipeWire or ALSA, as SDL finds them) and reports what it holds unplayed, so the device clock is the player's master
+// clock.
 //
 // Threads: the window runs SDL's video and event loop on a thread of its own (`liveplay-window`), started by
 // ``PlayerWindow/init(options:onAction:)`` and ended by ``PlayerWindow/close()`` (both awaited: nothing blocks on

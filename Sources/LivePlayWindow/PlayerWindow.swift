@@ -42,7 +42,8 @@ public struct WindowError: Error, Sendable, CustomStringConvertible {
 
 /// A desktop window that shows what the player presents: a ``VideoSink`` whose pictures are drawn by SDL2 on a
 /// thread of its own, scaled by the frame's render mode and rotation, with live controls on the keyboard and the
-/// mouse (a click pauses or resumes, a double-click toggles fullscreen).
+/// mouse: a control bar along the bottom that shows when the mouse moves (``Timeline`` chooses its layout); a click
+/// elsewhere on the picture pauses or resumes, a double-click toggles fullscreen.
 ///
 /// The player calls ``present(_:timing:)`` at each picture's presentation time; the picture (libavcodec's
 /// buffer, no copy) goes to the window thread, which uploads its planes as they are — a YUV texture for
@@ -54,8 +55,13 @@ public final class PlayerWindow: VideoSink, Sendable {
         case togglePause, toggleMute
         /// Up / down: ±10 volume.
         case volume(delta: Int)
+        /// The control bar's volume slider: 0–100.
+        case setVolume(Int)
+        /// The control bar's seek bar: to this many seconds from the start (on demand) or, with time-shift, to this
+        /// point of the ``Timeline/timeShift(position:start:end:atLiveEdge:)`` window.
+        case seek(seconds: Double)
         case mode(LatencyMode)
-        /// `l`: to the live edge now.
+        /// `l`, or the control bar's `GO LIVE`: to the live edge now.
         case goLive
         /// `s`: a PNG of the picture shown.
         case snapshot
@@ -63,7 +69,7 @@ public final class PlayerWindow: VideoSink, Sendable {
         case rotate
         /// `i`: the on-screen figures on or off.
         case toggleOverlay
-        /// `c`: the captions on or off (the window draws them itself).
+        /// `c` or the control bar's CC: the captions on or off (the window draws them itself).
         case toggleCaptions
         /// `n` / `p`: the next or the previous stream of a list.
         case nextStream, previousStream
@@ -109,6 +115,10 @@ public final class PlayerWindow: VideoSink, Sendable {
         var pending: (frame: VideoFrame, timing: FrameTiming)?
         var statusText: String?
         var muted = false
+        /// What the control bar shows besides `muted`.
+        var timeline = Timeline.live
+        var paused = false
+        var volume = 100
         var titleText: String
         var overlayLines: [String] = []
         var readBackRequests: [CheckedContinuation<RGBPicture?, Never>] = []
@@ -119,10 +129,15 @@ public final class PlayerWindow: VideoSink, Sendable {
         /// SDL's user event that wakes the window thread (registered on it).
         var wakeEvent: UInt32 = 0
         var rendererName = ""
+        var textFallbackReason: String?
     }
 
     /// SDL's name for the renderer drawing the window (`opengl` where there is GL, else `software`).
     public var rendererName: String { state.withLock { $0.rendererName } }
+
+    /// Why the window's words are drawn in the built-in 5×7 font rather than a TrueType one (no SDL2_ttf, no font
+    /// file), or nil when they are not.
+    public var textFallbackReason: String? { state.withLock { $0.textFallbackReason } }
 
     /// Opens the window (on its thread) and returns once it is up, or throws why it could not open. The window
     /// thread holds the window until ``close()``.
@@ -145,6 +160,7 @@ public final class PlayerWindow: VideoSink, Sendable {
                 state.withLock {
                     $0.wakeEvent = renderer.wakeEvent
                     $0.rendererName = renderer.name
+                    $0.textFallbackReason = renderer.text.fallbackReason
                 }
                 started.resume(returning: nil)
                 run(renderer)
@@ -182,6 +198,24 @@ public final class PlayerWindow: VideoSink, Sendable {
         Self.wake(event)
     }
 
+    /// What is playing, for the control bar: its layout, the time and the seek bar (once a second is enough).
+    public func setTimeline(_ timeline: Timeline) {
+        let event = state.withLock {
+            $0.timeline = timeline
+            return $0.wakeEvent
+        }
+        Self.wake(event)
+    }
+
+    /// Whether playback is paused, and the volume (0–100): the control bar's play / pause button and slider.
+    public func setPlayback(paused: Bool, volume: Int) {
+        let event = state.withLock {
+            ($0.paused, $0.volume) = (paused, volume)
+            return $0.wakeEvent
+        }
+        Self.wake(event)
+    }
+
     /// A word the window shows on the picture (top centre) and after its title (“loading…”, “reconnecting…”,
     /// “paused”), or nil for none: seen in fullscreen and without a window manager too.
     public func setStatus(_ text: String?) {
@@ -192,8 +226,8 @@ public final class PlayerWindow: VideoSink, Sendable {
         Self.wake(event)
     }
 
-    /// The figures the window draws over the picture while its overlay is on (`i` toggles it): a few short lines,
-    /// in upper-case letters, digits and `. : / - % ( )`.
+    /// The figures the window draws over the picture while its overlay is on (`i` toggles it): a few short lines
+    /// (upper-case letters, digits and `. : / - % ( )` if they are to read alike in the built-in fallback font).
     public func setOverlay(_ lines: [String]) {
         let event = state.withLock {
             $0.overlayLines = lines
@@ -255,11 +289,48 @@ public final class PlayerWindow: VideoSink, Sendable {
         var fullscreen = options.fullscreen
         /// When a single click becomes a pause / resume, unless a second click comes first.
         var pendingClick: ContinuousClock.Instant?
+        /// The control bar's time: from the window's start (its hiding is measured on it).
+        let start = ContinuousClock.now
+        func carryOut(_ effects: [ControlBar.Effect]) {
+            for effect in effects {
+                switch effect {
+                case .action(let action): onAction(action)
+                case .toggleFullscreen:
+                    fullscreen.toggle()
+                    renderer.setFullscreen(fullscreen)
+                case .toggleCaptions:
+                    renderer.captionsVisible.toggle()
+                    onAction(.toggleCaptions)
+                }
+            }
+        }
         while true {
+            var barChanged = false
             if SDL_WaitEventTimeout(&event, 100) != 0 {
                 repeat {
+                    let now = ContinuousClock.now - start
                     if let action = WindowRenderer.action(for: event) { onAction(action) }
-                    switch WindowRenderer.leftClicks(event) {
+                    var clicks: Int?
+                    switch WindowRenderer.pointer(event) {
+                    case .press(let x, let y, let count)?:
+                        switch renderer.bar.press(atX: x, y: y, in: renderer.size, at: now) {
+                        case .bar(let effects):
+                            carryOut(effects)
+                            barChanged = true
+                        case .picture:
+                            clicks = count
+                        }
+                    case .motion(let x, let y)?:
+                        let dragging = renderer.bar.isDragging
+                        carryOut(renderer.bar.motion(toX: x, y: y, in: renderer.size, at: now))
+                        barChanged = barChanged || dragging
+                    case .release?:
+                        carryOut(renderer.bar.release(at: now))
+                        barChanged = true
+                    case nil:
+                        if event.type == SDL_KEYDOWN.rawValue { renderer.bar.activity(at: now) }
+                    }
+                    switch clicks {
                     case 1?:
                         pendingClick = .now + Self.doubleClickTime
                     case let clicks? where clicks >= 2:
@@ -292,27 +363,36 @@ public final class PlayerWindow: VideoSink, Sendable {
                 pendingClick = nil
                 onAction(.togglePause)
             }
-            let (frame, status, muted, overlay, requests, isClosing) = state.withLock { state in
+            let (frame, status, muted, overlay, requests, isClosing, playback) = state.withLock { state in
                 defer {
                     state.pending = nil
                     state.readBackRequests = []
                 }
                 return (
                     state.pending, (state.titleText, state.statusText), state.muted, state.overlayLines,
-                    state.readBackRequests,
-                    state.closing
+                    state.readBackRequests, state.closing, (state.timeline, state.paused, state.volume)
                 )
             }
             if overlay != renderer.overlay {
                 renderer.overlay = overlay
                 if frame == nil, renderer.overlayVisible { renderer.redraw() }
             }
+            let bar = renderer.bar
+            if (bar.timeline, bar.paused, bar.volume, bar.muted) != (playback.0, playback.1, playback.2, muted) {
+                (renderer.bar.timeline, renderer.bar.paused, renderer.bar.volume) = playback
+                renderer.bar.muted = muted
+                barChanged = true
+            }
+            renderer.bar.captions = renderer.captionsVisible
+            renderer.now = ContinuousClock.now - start
             if let frame { renderer.draw(frame.frame, timing: frame.timing) }
             renderer.setTitle(status.0, status: status.1)
             if status.1 != renderer.status || muted != renderer.muted {
                 (renderer.status, renderer.muted) = (status.1, muted)
                 if frame == nil { renderer.redraw() }
             }
+            let barVisible = renderer.bar.isVisible(at: renderer.now)
+            if frame == nil, barVisible != renderer.barDrawn || (barVisible && barChanged) { renderer.redraw() }
             for request in requests { request.resume(returning: renderer.readPixels()) }
             if isClosing { return }
         }

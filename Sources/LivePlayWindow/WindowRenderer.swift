@@ -5,7 +5,8 @@ import Glibc
 /// The SDL window, renderer and picture texture: created, used and destroyed on the window thread only.
 final class WindowRenderer {
     private let window: OpaquePointer
-    private let renderer: OpaquePointer
+    /// SDL's renderer (the control bar's drawing, in its own file, uses it too).
+    let renderer: OpaquePointer
     private var texture: OpaquePointer?
     private var textureFormat: (format: UInt32, width: Int, height: Int)?
     /// What was drawn last, to draw again on a resize or expose.
@@ -23,10 +24,20 @@ final class WindowRenderer {
     var helpVisible = false
     /// What `h` shows: every key and what it does.
     static let help = [
-        "SPACE  CLICK    PAUSE / RESUME", "DOUBLE-CLICK  F  FULLSCREEN", "M  MUTE      UP / DOWN  VOLUME",
-        "1 / 2 / 3   AUTO / SPEED / SMOOTH", "L  LIVE EDGE    S  SNAPSHOT", "R  ROTATE    I  FIGURES    C  CAPTIONS",
-        "N / P  NEXT / PREVIOUS STREAM", "V / A  NEXT VIDEO / AUDIO TRACK", "H  ?  F1  THIS LIST    Q  QUIT",
+        "Space, click   pause / resume", "F, double-click   fullscreen", "M   mute      Up / Down   volume",
+        "1 / 2 / 3   auto / speed / smooth", "L   live edge      S   snapshot",
+        "R   rotate    I   figures    C   captions", "N / P   next / previous stream",
+        "V / A   next video / audio track", "H, ?, F1   this list      Q   quit",
+        "Move the mouse for the control bar",
     ]
+    /// The control bar: its layout, what it shows, and when it hides.
+    var bar = ControlBar()
+    /// The control bar's time now (``PlayerWindow``'s clock), for whether to draw it.
+    var now = Duration.zero
+    /// The last redraw drew the control bar.
+    private(set) var barDrawn = false
+    /// The words on the picture, in a TrueType font.
+    let text: WindowText
     /// The caption on screen with the picture (``FrameTiming/caption``) is drawn (`c`).
     var captionsVisible: Bool
     let wakeEvent: UInt32
@@ -61,6 +72,7 @@ final class WindowRenderer {
         title = options.title
         captionsVisible = options.showsCaptions
         wakeEvent = SDL_RegisterEvents(1)
+        text = WindowText(renderer: renderer)
         var info = SDL_RendererInfo()
         name = SDL_GetRendererInfo(renderer, &info) == 0 && info.name != nil ? String(cString: info.name) : "unknown"
         clear()
@@ -69,6 +81,7 @@ final class WindowRenderer {
     }
 
     func close() {
+        text.close()
         if let texture { SDL_DestroyTexture(texture) }
         SDL_DestroyRenderer(renderer)
         SDL_DestroyWindow(window)
@@ -102,8 +115,11 @@ final class WindowRenderer {
         if captionsVisible, let caption = last?.caption { drawCaption(caption) }
         if let status { drawBadge(status, right: false) }
         if muted { drawBadge("muted", right: true) }
+        barDrawn = bar.isVisible(at: now)
+        if barDrawn { drawBar() }
         if overlayVisible, !overlay.isEmpty { drawOverlay() }
         if helpVisible { drawHelp() }
+        text.endFrame()
         SDL_RenderPresent(renderer)
     }
 
@@ -191,98 +207,74 @@ final class WindowRenderer {
             w: Float(unturnedWidth), h: Float(unturnedHeight))
     }
 
-    /// The figures at the top left, white on a dark box, in the built-in font at twice its size.
+    /// The figures at the top left, white on a dark box, a line a thirtieth of the window's height.
     private func drawOverlay() {
-        let scale = 2
-        let margin = 8
-        let lineHeight = (BitmapFont.height + 3) * scale
-        let widest = overlay.map(\.count).max() ?? 0
-        var box = SDL_Rect(
-            x: Int32(margin), y: Int32(margin), w: Int32(widest * BitmapFont.advance * scale + 2 * margin),
-            h: Int32(overlay.count * lineHeight + 2 * margin - 3 * scale))
-        SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
-        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 176)
-        SDL_RenderFillRect(renderer, &box)
-        SDL_SetRenderDrawColor(renderer, 255, 255, 255, 255)
+        let size = max(12, self.size.height / 30)
+        let lines = overlay.map { text.measure($0, size: size) }
+        let lineHeight = lines.map(\.height).max() ?? size
+        let margin = size / 2
+        let widest = lines.map(\.width).max() ?? 0
+        let height = overlay.count * lineHeight + margin
+        fillBox(x: margin, y: margin, width: widest + 2 * margin, height: height, alpha: 176)
         for (index, line) in overlay.enumerated() {
-            let dots = BitmapFont.dots(line, x: 2 * margin, y: 2 * margin + index * lineHeight, scale: scale)
-            dots.withUnsafeBufferPointer { _ = SDL_RenderFillRects(renderer, $0.baseAddress, Int32($0.count)) }
+            text.draw(line, x: 2 * margin, y: margin + margin / 2 + index * lineHeight, size: size)
         }
-        SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_NONE)
     }
 
-    /// The key list in a dark box in the middle, as large as the window allows.
+    /// The key list in a dark box in the middle, as large as the window allows (its lines at most a sixteenth of the
+    /// window's height, its widest at most eight tenths of its width).
     private func drawHelp() {
-        let view = size
+        let view = self.size
         let lines = Self.help
-        let widest = lines.map(\.count).max() ?? 1
-        let scale = max(
-            1,
-            min(
-                view.width * 8 / 10 / (widest * BitmapFont.advance),
-                view.height * 8 / 10 / (lines.count * (BitmapFont.height + 4))))
-        let lineHeight = (BitmapFont.height + 4) * scale
-        let width = widest * BitmapFont.advance * scale
-        let height = lines.count * lineHeight
+        var size = max(10, view.height / 16)
+        let widest = { lines.map { self.text.measure($0, size: size).width }.max() ?? 0 }
+        if widest() > view.width * 8 / 10 { size = max(8, size * view.width * 8 / 10 / max(1, widest())) }
+        let lineHeight = lines.map { text.measure($0, size: size).height }.max() ?? size
+        let width = widest(), height = lines.count * lineHeight
         let left = (view.width - width) / 2, top = (view.height - height) / 2
-        let margin = 3 * scale
-        var box = SDL_Rect(
-            x: Int32(left - margin), y: Int32(top - margin), w: Int32(width + 2 * margin), h: Int32(height + 2 * margin))
-        SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
-        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 216)
-        SDL_RenderFillRect(renderer, &box)
-        SDL_SetRenderDrawColor(renderer, 255, 255, 255, 255)
-        for (index, line) in lines.enumerated() {
-            let dots = BitmapFont.dots(line, x: left, y: top + index * lineHeight, scale: scale)
-            dots.withUnsafeBufferPointer { _ = SDL_RenderFillRects(renderer, $0.baseAddress, Int32($0.count)) }
-        }
-        SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_NONE)
+        let margin = size / 2
+        fillBox(x: left - margin, y: top - margin, width: width + 2 * margin, height: height + 2 * margin, alpha: 216)
+        for (index, line) in lines.enumerated() { text.draw(line, x: left, y: top + index * lineHeight, size: size) }
     }
 
     /// A word in a dark box at the top, centred or at the right, its size following the window's height.
-    private func drawBadge(_ text: String, right: Bool) {
-        let view = size
-        let word = text.replacingOccurrences(of: "…", with: "...")
-        let scale = max(2, view.height / 16 / (BitmapFont.height + 3))
-        let width = word.count * BitmapFont.advance * scale
-        let margin = 4 * scale
+    private func drawBadge(_ word: String, right: Bool) {
+        let view = self.size
+        let word = word.uppercased()
+        let size = max(12, view.height / 20)
+        let (width, height) = text.measure(word, size: size)
+        let margin = size / 3
         let left = right ? view.width - width - 2 * margin : (view.width - width) / 2
-        var box = SDL_Rect(
-            x: Int32(left - margin), y: Int32(2 * margin - margin), w: Int32(width + 2 * margin),
-            h: Int32(BitmapFont.height * scale + 2 * margin))
-        SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
-        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 204)
-        SDL_RenderFillRect(renderer, &box)
-        SDL_SetRenderDrawColor(renderer, 255, 255, 255, 255)
-        let dots = BitmapFont.dots(word, x: left, y: 2 * margin, scale: scale)
-        dots.withUnsafeBufferPointer { _ = SDL_RenderFillRects(renderer, $0.baseAddress, Int32($0.count)) }
-        SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_NONE)
+        fillBox(x: left - margin, y: margin, width: width + 2 * margin, height: height + margin, alpha: 204)
+        text.draw(word, x: left, y: margin + margin / 2, size: size)
     }
 
     /// The caption centred near the bottom, white on black as 608 decoders draw it, its size following the window's
     /// height (a line is about a fifteenth of it, as a caption row is of the picture).
-    private func drawCaption(_ text: String) {
-        let view = size
-        let lines = text.split(separator: "\n").map(String.init)
+    private func drawCaption(_ caption: String) {
+        let view = self.size
+        let lines = caption.split(separator: "\n").map(String.init)
         guard !lines.isEmpty, view.height > 0 else { return }
-        let scale = max(2, view.height / 15 / (BitmapFont.height + 3))
-        let lineHeight = (BitmapFont.height + 3) * scale
-        let padding = 2 * scale
-        SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
-        let bottom = view.height - view.height / 12
+        let size = max(12, view.height / 18)
+        let padding = size / 6
+        // Above the control bar while it shows.
+        let bottom = view.height - (barDrawn ? ControlBar.height(forWindowHeight: view.height) : 0) - view.height / 12
+        let lineHeight = lines.map { text.measure($0, size: size).height }.max() ?? size
         for (index, line) in lines.enumerated() {
-            let width = line.count * BitmapFont.advance * scale
+            let width = text.measure(line, size: size).width
             let left = max(0, (view.width - width) / 2)
             let top = bottom - (lines.count - index) * lineHeight
-            var box = SDL_Rect(
-                x: Int32(left - padding), y: Int32(top - padding), w: Int32(width + 2 * padding),
-                h: Int32(lineHeight))
-            SDL_SetRenderDrawColor(renderer, 0, 0, 0, 204)
-            SDL_RenderFillRect(renderer, &box)
-            SDL_SetRenderDrawColor(renderer, 255, 255, 255, 255)
-            let dots = BitmapFont.dots(line, x: left, y: top, scale: scale)
-            dots.withUnsafeBufferPointer { _ = SDL_RenderFillRects(renderer, $0.baseAddress, Int32($0.count)) }
+            fillBox(x: left - padding, y: top, width: width + 2 * padding, height: lineHeight, alpha: 204)
+            text.draw(line, x: left, y: top, size: size)
         }
+    }
+
+    /// A box of `gray` (or of `red`), `alpha` opaque, over what is drawn.
+    func fillBox(x: Int, y: Int, width: Int, height: Int, alpha: UInt8, gray: UInt8 = 0, red: UInt8? = nil) {
+        var box = SDL_Rect(x: Int32(x), y: Int32(y), w: Int32(width), h: Int32(height))
+        SDL_SetRenderDrawBlendMode(renderer, alpha == 255 ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND)
+        SDL_SetRenderDrawColor(renderer, red ?? gray, gray, gray, alpha)
+        SDL_RenderFillRect(renderer, &box)
         SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_NONE)
     }
 
@@ -361,10 +353,28 @@ final class WindowRenderer {
         }
     }
 
-    /// For a left button press on the picture, how many clicks SDL counts in a row (2: a double-click).
-    static func leftClicks(_ event: SDL_Event) -> Int? {
-        guard event.type == SDL_MOUSEBUTTONDOWN.rawValue, Int32(event.button.button) == SDL_BUTTON_LEFT else { return nil }
-        return Int(event.button.clicks)
+    /// What the mouse did, in the window's pixels.
+    enum Pointer {
+        /// The left button went down; `clicks` counts those in a row (2: a double-click).
+        case press(x: Int, y: Int, clicks: Int)
+        /// The left button came up.
+        case release
+        case motion(x: Int, y: Int)
+    }
+
+    static func pointer(_ event: SDL_Event) -> Pointer? {
+        switch event.type {
+        case SDL_MOUSEBUTTONDOWN.rawValue where Int32(event.button.button) == SDL_BUTTON_LEFT:
+            return .press(x: Int(event.button.x), y: Int(event.button.y), clicks: Int(event.button.clicks))
+        case SDL_MOUSEBUTTONUP.rawValue where Int32(event.button.button) == SDL_BUTTON_LEFT:
+            return .release
+        // A motion that moved nothing says where the pointer is: SDL sends one when the window opens under it, which
+        // is no reason to show the control bar.
+        case SDL_MOUSEMOTION.rawValue where event.motion.xrel != 0 || event.motion.yrel != 0:
+            return .motion(x: Int(event.motion.x), y: Int(event.motion.y))
+        default:
+            return nil
+        }
     }
 
     func isOverlayKey(_ event: SDL_Event) -> Bool {

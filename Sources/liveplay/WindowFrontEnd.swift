@@ -4,7 +4,7 @@ import LivePlayWindow
 import Synchronization
 
 /// `liveplay URL --window`: the picture in a desktop window, the sound through the sound device (the master
-/// clock), and the keys on the player (README "Watch and listen").
+/// clock), and the keys and the control bar on the player (README "Watch and listen").
 final class WindowFrontEnd: Sendable {
     let window: PlayerWindow
     /// nil when no sound device opens: the picture still plays, against the monotonic clock.
@@ -41,6 +41,9 @@ final class WindowFrontEnd: Sendable {
             log.error("liveplay: no sound: \(error.message)")
             sound = nil
         }
+        if let reason = window.textFallbackReason {
+            log.error("liveplay: the window's words are in the built-in font: \(reason)")
+        }
         player.setRenderMode(renderMode)
         player.setRenderRotation(rotation)
         actions.set { [self] action in
@@ -71,6 +74,7 @@ final class WindowFrontEnd: Sendable {
                 return $0.paused
             }
             if pause { player.pause() } else { player.resume() }
+            showPlayback()
         case .toggleMute:
             let muted = state.withLock {
                 $0.muted.toggle()
@@ -83,6 +87,16 @@ final class WindowFrontEnd: Sendable {
                 $0.volume = min(100, max(0, $0.volume + delta))
                 return $0.volume
             })
+            showPlayback()
+        case .setVolume(let volume):
+            player.setVolume(state.withLock {
+                $0.volume = min(100, max(0, volume))
+                return $0.volume
+            })
+            showPlayback()
+        case .seek(let seconds):
+            // Media on demand; a live stream ignores it (time-shift will take it).
+            player.seek(to: .milliseconds(Int64((seconds * 1000).rounded())))
         case .mode(let mode):
             player.setMode(mode)
         case .goLive:
@@ -104,6 +118,12 @@ final class WindowFrontEnd: Sendable {
         case .toggleOverlay, .toggleCaptions, .quit:
             break
         }
+    }
+
+    /// The control bar's play / pause button and volume slider follow the keys and the bar's own clicks.
+    private func showPlayback() {
+        let (paused, volume) = state.withLock { ($0.paused, $0.volume) }
+        window.setPlayback(paused: paused, volume: volume)
     }
 
     /// `s`: the picture shown now, as `liveplay-snapshot-N.png` in the working directory.
@@ -162,6 +182,13 @@ final class WindowStatus: LivePlayListener, Sendable {
     func onNetStatus(_ status: NetStatus) {
         report.onNetStatus(status)
         window.setOverlay(Self.overlay(status))
+        window.setTimeline(Self.timeline(status))
+    }
+
+    /// The control bar's layout: on demand with a position (and a duration once known), else live.
+    static func timeline(_ status: NetStatus) -> PlayerWindow.Timeline {
+        guard let position = status.positionMilliseconds else { return .live }
+        return .onDemand(position: Double(position) / 1000, duration: Double(status.durationMilliseconds ?? 0) / 1000)
     }
 
     /// The figures `i` shows over the picture, from the net status of the last second.

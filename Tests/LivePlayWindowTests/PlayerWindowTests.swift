@@ -184,11 +184,19 @@ import Testing
             // asked for once the key is reported sees the overlay.
             #expect(await eventually { pressed.get().contains(.toggleOverlay) }, "i reached the window")
             let with = try #require(await window.readBack())
-            // The L's left column: 2×2 dots from (16, 16) down to (17, 29), white; beside it, the dark box.
-            let pixel = { (picture: RGBPicture, x: Int, y: Int) in Array(picture.pixels[(y * picture.width + x) * 3..<(y * picture.width + x) * 3 + 3]) }
-            for y in [16, 22, 29] { #expect(pixel(with, 16, y).allSatisfy { $0 > 240 }, "a lit dot at (16, \(y))") }
-            #expect(pixel(with, 20, 16).allSatisfy { $0 < 100 }, "the box behind the text is dark")
-            #expect(pixel(without, 16, 16) != pixel(with, 16, 16), "nothing drawn before i")
+            // A 300-pixel window: the line is 12 pixels to the em, in a dark box from (6, 6), its text from (12, 9).
+            let pixel = { (picture: RGBPicture, x: Int, y: Int) in
+                Array(picture.pixels[(y * picture.width + x) * 3..<(y * picture.width + x) * 3 + 3])
+            }
+            /// White pixels where the line's words go: the text.
+            let white = { (picture: RGBPicture) in
+                (9..<26).reduce(0) { count, y in
+                    count + (12..<130).filter { x in pixel(picture, x, y).allSatisfy { $0 > 240 } }.count
+                }
+            }
+            print("white pixels in the overlay's line: \(white(without)) before i, \(white(with)) after")
+            #expect(white(with) > 30 && white(with) > white(without) + 25, "the words in white (measured: 71)")
+            #expect(pixel(with, 8, 8).allSatisfy { $0 < 100 }, "the box behind the text is dark")
         }
     }
 

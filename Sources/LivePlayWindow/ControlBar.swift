@@ -1,0 +1,203 @@
+import LivePlay
+
+extension PlayerWindow {
+    /// What is playing, as the control bar shows it: its layout follows it (Brightcove's VOD, Live and Live DVR
+    /// layouts, chosen by the media as its `automaticControlTypeSelection` does). Positions are in seconds.
+    public enum Timeline: Sendable, Equatable {
+        /// A file or an HTTP file with a duration: the time, a seek bar over the whole of it.
+        case onDemand(position: Double, duration: Double)
+        /// A live stream: a `LIVE` badge, nothing to seek.
+        case live
+        /// A live stream with time-shift: a seek bar over the window kept (`start` to `end`), and `GO LIVE` when
+        /// behind the live edge.
+        case timeShift(position: Double, start: Double, end: Double, atLiveEdge: Bool)
+    }
+}
+
+/// A rectangle of the window, in pixels.
+struct BarRectangle: Equatable {
+    var x: Int, y: Int, width: Int, height: Int
+
+    func contains(x px: Int, y py: Int) -> Bool { px >= x && px < x + width && py >= y && py < y + height }
+}
+
+/// The control bar along the bottom of the picture: where each control is for a window size, what a press, a drag or
+/// a release on it does, and whether the bar is shown. A value with no SDL in it: the window thread passes the
+/// events in with the time (`now`, from any origin) and carries out what comes back; tests drive it on virtual time.
+struct ControlBar {
+    enum Control: Equatable {
+        case playPause, time, seekBar, liveBadge, goLive, mute, volume, captions, fullscreen
+    }
+
+    /// What a press, drag or release asks for.
+    enum Effect: Equatable {
+        /// An action for the front end (pause, mute, volume, seek, go live, captions).
+        case action(PlayerWindow.Action)
+        /// The window's own: fullscreen on or off.
+        case toggleFullscreen
+        /// The window's own: captions on or off (the front end is told too, as with `c`).
+        case toggleCaptions
+    }
+
+    /// What a press did: acted on the bar, or fell on the picture (today's click and double-click).
+    enum Press: Equatable {
+        case bar([Effect])
+        case picture
+    }
+
+    /// How long the bar stays after the last mouse move, press or key (Brightcove's `hideControlsInterval`).
+    static let hideAfter = Duration.seconds(3)
+
+    var timeline = PlayerWindow.Timeline.live
+    var paused = false
+    var muted = false
+    /// 0–100, as the player's volume.
+    var volume = 100
+    var captions = false
+    /// When the bar was last asked for; nil: never (hidden).
+    private(set) var lastActivity: Duration?
+    /// A drag on the seek bar or the volume slider, and where along it the pointer is (0–1).
+    private(set) var drag: (control: Control, fraction: Double)?
+
+    var isDragging: Bool { drag != nil }
+
+    // MARK: visibility
+
+    /// A mouse move or a key: the bar shows, for ``hideAfter`` from `now`.
+    mutating func activity(at now: Duration) { lastActivity = now }
+
+    /// Shown from a move or key until ``hideAfter`` later, and all through a drag.
+    func isVisible(at now: Duration) -> Bool {
+        guard let lastActivity else { return false }
+        return drag != nil || now - lastActivity < Self.hideAfter
+    }
+
+    // MARK: layout
+
+    /// The bar's height in a window `height` pixels high: a twelfth, within 32–72 pixels.
+    static func height(forWindowHeight height: Int) -> Int { min(72, max(32, height / 12)) }
+
+    /// The bar and where each of its controls is, left to right, in a window of `view`.
+    func layout(in view: PictureSize) -> (bar: BarRectangle, controls: [(control: Control, frame: BarRectangle)]) {
+        let height = Self.height(forWindowHeight: view.height)
+        let bar = BarRectangle(x: 0, y: view.height - height, width: view.width, height: height)
+        let button = height
+        // Each control's width; nil takes what is left (the seek bar, or a spacer with no control).
+        var widths: [(Control?, Int?)] = [(.playPause, button)]
+        switch timeline {
+        case .onDemand(let position, let duration):
+            widths += [(.time, Self.timeText(position: position, duration: duration).count * height * 3 / 10)]
+            widths += [(.seekBar, nil)]
+        case .live:
+            widths += [(.liveBadge, height * 2), (nil, nil)]
+        case .timeShift(_, _, _, let atLiveEdge):
+            widths += [(.seekBar, nil), (atLiveEdge ? .liveBadge : .goLive, height * 3)]
+        }
+        widths += [(.mute, button), (.volume, height * 2), (.captions, button), (.fullscreen, button)]
+        let gap = height / 4
+        let fixed = widths.reduce(0) { $0 + ($1.1 ?? 0) } + gap * (widths.count + 1)
+        let flexible = max(0, view.width - fixed)
+        var x = gap
+        var controls: [(control: Control, frame: BarRectangle)] = []
+        for (control, width) in widths {
+            let width = width ?? flexible
+            if let control { controls.append((control, BarRectangle(x: x, y: bar.y, width: width, height: height))) }
+            x += width + gap
+        }
+        return (bar, controls)
+    }
+
+    /// The control at (`x`, `y`), or nil.
+    func control(atX x: Int, y: Int, in view: PictureSize) -> (control: Control, frame: BarRectangle)? {
+        layout(in: view).controls.first { $0.frame.contains(x: x, y: y) }
+    }
+
+    /// The time shown on demand: `1:05 / 3:20`, hours when there are some.
+    static func timeText(position: Double, duration: Double) -> String {
+        "\(clock(position)) / \(clock(duration))"
+    }
+
+    static func clock(_ seconds: Double) -> String {
+        let total = Int(max(0, seconds).rounded(.down))
+        let (hours, minutes, rest) = (total / 3600, total / 60 % 60, total % 60)
+        let twoDigits = { (value: Int) in value < 10 ? "0\(value)" : "\(value)" }
+        return hours > 0 ? "\(hours):\(twoDigits(minutes)):\(twoDigits(rest))" : "\(minutes):\(twoDigits(rest))"
+    }
+
+    /// Where the seek bar's knob is (0–1): the drag's, else the position's in the duration or the time-shift window.
+    var seekFraction: Double {
+        if let drag, drag.control == .seekBar { return drag.fraction }
+        switch timeline {
+        case .onDemand(let position, let duration):
+            return duration > 0 ? min(1, max(0, position / duration)) : 0
+        case .timeShift(let position, let start, let end, _):
+            return end > start ? min(1, max(0, (position - start) / (end - start))) : 1
+        case .live:
+            return 1
+        }
+    }
+
+    /// The volume slider's fill (0–1): the drag's, else the volume's.
+    var volumeFraction: Double {
+        if let drag, drag.control == .volume { return drag.fraction }
+        return Double(volume) / 100
+    }
+
+    // MARK: the mouse
+
+    /// A left-button press at (`x`, `y`): a control's effect, or the picture's when the bar is hidden or the press is
+    /// above it. A press on the bar between controls does nothing (no pause).
+    mutating func press(atX x: Int, y: Int, in view: PictureSize, at now: Duration) -> Press {
+        guard isVisible(at: now), layout(in: view).bar.contains(x: x, y: y) else { return .picture }
+        lastActivity = now
+        guard let (control, frame) = control(atX: x, y: y, in: view) else { return .bar([]) }
+        switch control {
+        case .playPause: return .bar([.action(.togglePause)])
+        case .mute: return .bar([.action(.toggleMute)])
+        case .captions: return .bar([.toggleCaptions])
+        case .fullscreen: return .bar([.toggleFullscreen])
+        case .goLive: return .bar([.action(.goLive)])
+        case .seekBar, .volume:
+            drag = (control, Self.fraction(x, along: frame))
+            return .bar(control == .volume ? [volumeEffect()] : [])
+        case .time, .liveBadge: return .bar([])
+        }
+    }
+
+    /// The pointer moved to (`x`, `y`): the bar shows; a drag follows it (the volume changes as it goes, a seek waits
+    /// for the release).
+    mutating func motion(toX x: Int, y: Int, in view: PictureSize, at now: Duration) -> [Effect] {
+        lastActivity = now
+        guard let current = drag, let frame = layout(in: view).controls.first(where: { $0.control == current.control })
+        else { return [] }
+        let fraction = Self.fraction(x, along: frame.frame)
+        guard fraction != current.fraction else { return [] }
+        drag = (current.control, fraction)
+        return current.control == .volume ? [volumeEffect()] : []
+    }
+
+    /// The left button came up: a drag on the seek bar seeks where it ended.
+    mutating func release(at now: Duration) -> [Effect] {
+        guard let current = drag else { return [] }
+        drag = nil
+        lastActivity = now
+        guard current.control == .seekBar else { return [] }
+        switch timeline {
+        case .onDemand(_, let duration):
+            return [.action(.seek(seconds: current.fraction * duration))]
+        case .timeShift(_, let start, let end, _):
+            return [.action(.seek(seconds: start + current.fraction * (end - start)))]
+        case .live:
+            return []
+        }
+    }
+
+    private func volumeEffect() -> Effect {
+        .action(.setVolume(Int((volumeFraction * 100).rounded())))
+    }
+
+    private static func fraction(_ x: Int, along frame: BarRectangle) -> Double {
+        guard frame.width > 1 else { return 0 }
+        return min(1, max(0, Double(x - frame.x) / Double(frame.width - 1)))
+    }
+}

@@ -1,0 +1,142 @@
+import LivePlay
+@testable import LivePlayWindow
+import Testing
+
+/// The control bar's promise, on virtual time and without a window: its three layouts, what a click, a drag and a
+/// release on each control does, and when it shows and hides.
+struct ControlBarTests {
+    let view = PictureSize(width: 960, height: 540)
+
+    /// The middle of `control` in `bar`'s layout.
+    func centre(of control: ControlBar.Control, in bar: ControlBar) throws -> (x: Int, y: Int) {
+        let frame = try #require(bar.layout(in: view).controls.first { $0.control == control }?.frame, "\(control)")
+        return (frame.x + frame.width / 2, frame.y + frame.height / 2)
+    }
+
+    /// Where the one seek among `effects` goes.
+    func seconds(_ effects: [ControlBar.Effect]) throws -> Double {
+        guard effects.count == 1, case .action(.seek(let seconds)) = effects[0] else {
+            throw ControlBarTestFailure(description: "not one seek: \(effects)")
+        }
+        return seconds
+    }
+
+    struct ControlBarTestFailure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    func visibleBar(_ timeline: PlayerWindow.Timeline) -> ControlBar {
+        var bar = ControlBar()
+        bar.timeline = timeline
+        bar.activity(at: .seconds(10))
+        return bar
+    }
+
+    @Test func eachLayoutHasItsControlsLeftToRightAlongTheBottom() {
+        let layouts: [(PlayerWindow.Timeline, [ControlBar.Control])] = [
+            (
+                .onDemand(position: 65, duration: 200),
+                [.playPause, .time, .seekBar, .mute, .volume, .captions, .fullscreen]
+            ),
+            (.live, [.playPause, .liveBadge, .mute, .volume, .captions, .fullscreen]),
+            (
+                .timeShift(position: 90, start: 0, end: 120, atLiveEdge: false),
+                [.playPause, .seekBar, .goLive, .mute, .volume, .captions, .fullscreen]
+            ),
+            (
+                .timeShift(position: 120, start: 0, end: 120, atLiveEdge: true),
+                [.playPause, .seekBar, .liveBadge, .mute, .volume, .captions, .fullscreen]
+            ),
+        ]
+        for (timeline, expected) in layouts {
+            let (bar, controls) = visibleBar(timeline).layout(in: view)
+            #expect(controls.map(\.control) == expected, "\(timeline)")
+            // 540 / 12 = 45 pixels high, the window's width, at its bottom.
+            #expect(bar == BarRectangle(x: 0, y: 495, width: 960, height: 45))
+            let frames = controls.map(\.frame)
+            #expect(zip(frames, frames.dropFirst()).allSatisfy { $0.x + $0.width < $1.x }, "no overlap: \(frames)")
+            #expect(frames.allSatisfy { $0.y == 495 && $0.height == 45 && $0.x >= 0 && $0.x + $0.width <= 960 })
+        }
+        // The seek bar takes the width left over.
+        let controls = visibleBar(.onDemand(position: 0, duration: 1)).layout(in: view).controls
+        #expect((controls.first { $0.control == .seekBar }?.frame.width ?? 0) > 960 / 3)
+    }
+
+    @Test func theTimeReadsMinutesAndSecondsOrHours() {
+        #expect(ControlBar.timeText(position: 65.9, duration: 200) == "1:05 / 3:20")
+        #expect(ControlBar.timeText(position: 0, duration: 3725) == "0:00 / 1:02:05")
+        #expect(ControlBar.clock(-3) == "0:00")
+    }
+
+    @Test func itShowsOnActivityAndHidesThreeSecondsLater() {
+        var bar = ControlBar()
+        #expect(!bar.isVisible(at: .seconds(1)), "hidden until the mouse moves or a key is pressed")
+        _ = bar.motion(toX: 10, y: 10, in: view, at: .seconds(5))
+        #expect(bar.isVisible(at: .seconds(5)))
+        #expect(bar.isVisible(at: .milliseconds(7_999)))
+        #expect(!bar.isVisible(at: .seconds(8)), "3 s after the last move")
+        bar.activity(at: .seconds(20))
+        #expect(bar.isVisible(at: .seconds(22)) && !bar.isVisible(at: .seconds(23)), "a key shows it too")
+    }
+
+    @Test func buttonsDoTheirControlAndTheRestOfThePictureIsTheClickItWas() throws {
+        var bar = visibleBar(.onDemand(position: 65, duration: 200))
+        let now = Duration.seconds(11)
+        func press(_ control: ControlBar.Control) throws -> ControlBar.Press {
+            let point = try centre(of: control, in: bar)
+            return bar.press(atX: point.x, y: point.y, in: view, at: now)
+        }
+        #expect(try press(.playPause) == .bar([.action(.togglePause)]))
+        #expect(try press(.mute) == .bar([.action(.toggleMute)]))
+        #expect(try press(.captions) == .bar([.toggleCaptions]))
+        #expect(try press(.fullscreen) == .bar([.toggleFullscreen]))
+        #expect(try press(.time) == .bar([]), "the time is not a button")
+        #expect(bar.press(atX: 480, y: 200, in: view, at: now) == .picture, "above the bar: pause / double-click")
+        #expect(bar.press(atX: 2, y: 530, in: view, at: now) == .bar([]), "between controls: nothing, no pause")
+        var hidden = ControlBar()
+        hidden.timeline = bar.timeline
+        let point = try centre(of: .playPause, in: hidden)
+        #expect(hidden.press(atX: point.x, y: point.y, in: view, at: now) == .picture, "a hidden bar takes no click")
+    }
+
+    @Test func aClickOnTheSeekBarSeeksThereAndADragSeeksWhereItEnds() throws {
+        var bar = visibleBar(.onDemand(position: 65, duration: 200))
+        let frame = try #require(bar.layout(in: view).controls.first { $0.control == .seekBar }?.frame)
+        let y = frame.y + frame.height / 2
+        #expect(bar.press(atX: frame.x + (frame.width - 1) / 4, y: y, in: view, at: .seconds(11)) == .bar([]))
+        #expect(abs(try seconds(bar.release(at: .seconds(11))) - 50) < 0.5, "a quarter of 200 s")
+
+        _ = bar.press(atX: frame.x, y: y, in: view, at: .seconds(12))
+        #expect(bar.motion(toX: frame.x + frame.width - 1, y: y - 100, in: view, at: .seconds(13)).isEmpty)
+        #expect(bar.seekFraction == 1, "the knob follows the drag")
+        #expect(bar.isVisible(at: .seconds(30)), "shown all through a drag")
+        #expect(bar.release(at: .seconds(14)) == [.action(.seek(seconds: 200))])
+        #expect(!bar.isDragging)
+    }
+
+    @Test func theVolumeSliderSetsTheVolumeAsItIsDragged() throws {
+        var bar = visibleBar(.live)
+        let frame = try #require(bar.layout(in: view).controls.first { $0.control == .volume }?.frame)
+        let y = frame.y + frame.height / 2
+        #expect(bar.press(atX: frame.x, y: y, in: view, at: .seconds(11)) == .bar([.action(.setVolume(0))]))
+        let half = frame.x + (frame.width - 1) / 2
+        let moved = bar.motion(toX: half, y: y, in: view, at: .seconds(11))
+        #expect(moved.count == 1 && [.action(.setVolume(49)), .action(.setVolume(50))].contains(moved[0]), "\(moved)")
+        #expect(bar.release(at: .seconds(12)).isEmpty, "the volume was set as it went")
+    }
+
+    @Test func timeShiftSeeksInsideItsWindowAndGoLiveReturnsToTheEdge() throws {
+        var bar = visibleBar(.timeShift(position: 1090, start: 1000, end: 1120, atLiveEdge: false))
+        #expect(abs(bar.seekFraction - 0.75) < 1e-9, "the knob at 90 s of the 120 s window: \(bar.seekFraction)")
+        let frame = try #require(bar.layout(in: view).controls.first { $0.control == .seekBar }?.frame)
+        _ = bar.press(atX: frame.x + (frame.width - 1) / 2, y: frame.y + 1, in: view, at: .seconds(11))
+        let middle = try seconds(bar.release(at: .seconds(11)))
+        #expect(abs(middle - 1060) < 0.1, "the middle of 1000–1120: \(middle)")
+        let goLive = try centre(of: .goLive, in: bar)
+        #expect(bar.press(atX: goLive.x, y: goLive.y, in: view, at: .seconds(12)) == .bar([.action(.goLive)]))
+
+        var atEdge = visibleBar(.timeShift(position: 1120, start: 1000, end: 1120, atLiveEdge: true))
+        let badge = try centre(of: .liveBadge, in: atEdge)
+        #expect(atEdge.press(atX: badge.x, y: badge.y, in: view, at: .seconds(12)) == .bar([]), "LIVE at the edge")
+    }
+}

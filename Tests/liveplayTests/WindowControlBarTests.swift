@@ -1,0 +1,225 @@
+import Foundation
+import LivePlay
+@testable import LivePlayWindow
+import LivePlayTesting
+import Testing
+
+/// The control bar of `liveplay --window` under Xvfb, driven with xdotool's pointer: it shows on a move and hides
+/// 3 s later, and each control clicked where the bar's layout puts it does its control. Its words are read back from
+/// screenshots by OCR (Debian's tesseract-ocr).
+extension WindowCommandTests {
+    static var hasOCR: Bool {
+        guard ExternalTool.find("tesseract") == nil else { return true }
+        if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("tesseract is required under CI") }
+        return false
+    }
+
+    /// The mean gray of the bar's band (the bottom of the window, the bar's height), and its share of dark pixels.
+    static func barBand(_ shot: (width: Int, height: Int, gray: [UInt8])) -> (mean: Double, dark: Double) {
+        let bar = ControlBar.height(forWindowHeight: shot.height)
+        var sum = 0, dark = 0, count = 0
+        for row in (shot.height - bar + 2)..<(shot.height - 2) {
+            for column in 0..<shot.width {
+                let value = Int(shot.gray[row * shot.width + column])
+                sum += value
+                if value <= 70 { dark += 1 }
+                count += 1
+            }
+        }
+        return (Double(sum) / Double(count), Double(dark) / Double(count))
+    }
+
+    @Test func theControlBarShowsOnAMoveAndHidesThreeSecondsLater() async throws {
+        guard Self.hasDisplay else { return }
+        let run = try WindowRun(["--duration", "60"])
+        #expect(await run.playing())
+        let before = Self.barBand(try run.screenshot())
+        try run.move(toX: 300, y: 200)
+        let moved = ContinuousClock.now
+        var shown = before
+        _ = try await eventually(within: .seconds(2)) {
+            shown = Self.barBand(try run.screenshot())
+            return shown.dark > 0.85
+        }
+        var hidden = shown
+        _ = try await eventually(within: .seconds(8)) {
+            hidden = Self.barBand(try run.screenshot())
+            return hidden.dark < before.dark + 0.1
+        }
+        let hiddenAfter = ContinuousClock.now - moved
+        print("bar band (mean, dark share): \(before) before, \(shown) after a move, \(hidden) \(hiddenAfter) later")
+        #expect(shown.dark > 0.85 && before.dark < 0.6, "the dark bar over the picture: \(before) → \(shown)")
+        #expect(hidden.dark < before.dark + 0.1, "gone again: \(hidden)")
+        // 3 s after the move, give or take the screenshots' time (x11grab takes 0.2–0.5 s a shot here).
+        #expect(hiddenAfter > .milliseconds(2_800) && hiddenAfter < .milliseconds(5_000), "\(hiddenAfter)")
+        try run.press("q")
+        run.process.waitUntilExit()
+    }
+
+    /// The live layout (the demo is a live stream): play / pause, mute, the volume slider and fullscreen, each
+    /// clicked at its place.
+    @Test func theLiveBarsControlsDoTheirControl() async throws {
+        guard Self.hasDisplay else { return }
+        let run = try WindowRun(["--duration", "60"])
+        #expect(await run.playing())
+        try run.clickBar(.playPause, timeline: .live)
+        #expect(await run.waitFor("LIVEPLAY_EVT_PAUSED", seconds: 5), "play / pause pauses: 9007")
+        try run.clickBar(.playPause, timeline: .live)
+        #expect(await run.waitFor("LIVEPLAY_EVT_RESUMED", seconds: 5), "and resumes: 9008")
+
+        let full = await run.level(after: .zero)
+        try run.clickBar(.mute, timeline: .live)
+        let muted = await run.level()
+        try run.clickBar(.mute, timeline: .live)
+        try run.clickBar(.volume, timeline: .live, fraction: 0.5)
+        let half = await run.level()
+        print("device levels (RMS): \(full), muted \(muted), volume slider at half \(half)")
+        #expect(muted >= 0 && muted < 1e-5, "mute silences the device: \(muted)")
+        #expect(abs(half / full - 0.5) < 0.06, "the slider's middle: volume 50: \(half / full)")
+        // No click on the bar became a pause: only the play / pause button's.
+        #expect(run.log.get().components(separatedBy: "LIVEPLAY_EVT_PAUSED").count == 2)
+
+        try run.clickBar(.fullscreen, timeline: .live)
+        var fullscreen = try run.display.geometry(ofWindowNamed: run.title)
+        _ = try await eventually {
+            fullscreen = try run.display.geometry(ofWindowNamed: run.title)
+            return (fullscreen.width, fullscreen.height) == (1280, 720)
+        }
+        #expect((fullscreen.width, fullscreen.height) == (1280, 720), "fullscreen fills the screen: \(fullscreen)")
+        try run.press("q")
+        run.process.waitUntilExit()
+        #expect(run.process.terminationStatus == 0)
+    }
+
+    /// The on-demand layout (a 20 s file with a 1 s GOP): the time reads `0:0S / 0:20` (by OCR), and a click at three
+    /// quarters of the seek bar seeks to 15 s.
+    @Test func theOnDemandBarShowsTheTimeAndSeeks() async throws {
+        guard Self.hasDisplay, Self.hasOCR else { return }
+        let run = try WindowRun([], source: try Fixture.flashBeep.path())
+        #expect(await run.playing())
+        let timeline = PlayerWindow.Timeline.onDemand(position: 0, duration: 20)
+        try run.move(toX: 300, y: 200)
+        try await Task.sleep(for: .milliseconds(300))
+        let time = try run.bar(.time, timeline: timeline)
+        let read = try run.ocr(x: time.x, y: time.y, width: time.width, height: time.height, singleLine: true)
+        print("the bar's time, by OCR: \(read)")
+        let parts = read.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " / ")
+        #expect(parts.count == 2 && parts.last == "0:20", "the duration: \(read)")
+        let seconds = parts.first.flatMap { $0.count == 4 && $0.hasPrefix("0:") ? Int($0.dropFirst(2)) : nil }
+        #expect(seconds.map { (1...10).contains($0) } == true, "the position, a few seconds in: \(read)")
+
+        let seekLine = run.log.get().components(separatedBy: "\n").count
+        try run.clickBar(.seekBar, timeline: timeline, fraction: 0.75)
+        var position = 0
+        _ = await eventually {
+            let lines = run.log.get().components(separatedBy: "\n").dropFirst(seekLine)
+            position = lines.compactMap(Self.positionMilliseconds).last ?? 0
+            return position >= 13_500
+        }
+        #expect(position >= 13_500 && position <= 18_000, "a click at three quarters seeks to 15 s: \(position) ms")
+        try run.press("q")
+        run.process.waitUntilExit()
+    }
+
+    /// CC on the on-demand bar (a file with a caption and no duration in its metadata) hides the caption.
+    @Test func theCaptionsButtonHidesTheCaptions() async throws {
+        guard Self.hasDisplay else { return }
+        let path = try CaptionFixture.make(seconds: 12, pictureCaptions: [("HELLO WORLD", 5, 295)])
+        let run = try WindowRun(["--captions", "cc1"], source: path)
+        #expect(await run.playing())
+        /// The share of white where a caption goes above the bar (centred, in the bottom fifth).
+        func captionWhite() throws -> Double {
+            let shot = try run.screenshot()
+            let rows = (shot.height * 70 / 100)..<(shot.height * 90 / 100)
+            let (left, right) = (shot.width * 35 / 100, shot.width * 65 / 100)
+            let pixels: [UInt8] = rows.flatMap { (row: Int) -> ArraySlice<UInt8> in
+                let start = row * shot.width
+                return shot.gray[(start + left)..<(start + right)]
+            }
+            return Double(pixels.filter { $0 >= 240 }.count) / Double(max(1, pixels.count))
+        }
+        let shown = try captionWhite()
+        try run.clickBar(.captions, timeline: .onDemand(position: 0, duration: 0))
+        var hidden = shown
+        _ = try await eventually {
+            hidden = try captionWhite()
+            return hidden < shown / 4
+        }
+        print("caption white: \(shown) shown, \(hidden) after CC")
+        #expect(shown > 0.02 && hidden < shown / 4, "CC hides the caption: \(shown) → \(hidden)")
+        try run.press("q")
+        run.process.waitUntilExit()
+    }
+
+    /// The key list read back by OCR: its words, as they are written.
+    @Test func theKeyListReadsBackByOCR() async throws {
+        guard Self.hasDisplay, Self.hasOCR else { return }
+        let run = try WindowRun(["--duration", "60"])
+        #expect(await run.playing())
+        try run.press("h")
+        try await Task.sleep(for: .milliseconds(500))
+        let window = try run.display.geometry(ofWindowNamed: run.title)
+        let read = try run.ocr(x: window.width / 10, y: window.height / 10, width: window.width * 8 / 10,
+                               height: window.height * 8 / 10, singleLine: false)
+        print("the key list, by OCR:\n\(read)")
+        for words in [
+            "pause / resume", "fullscreen", "mute", "volume", "auto / speed / smooth", "live edge", "snapshot",
+            "rotate", "figures", "captions", "next / previous stream", "next video / audio track", "this list", "quit",
+            "control bar",
+        ] {
+            // Spaces and case as tesseract reads them: "auto/ speed", "thislist", "Snapshot".
+            let squeezed = { (text: String) in text.lowercased().filter { !$0.isWhitespace } }
+            #expect(squeezed(read).contains(squeezed(words)), "\(words) in the key list")
+        }
+        try run.press("q")
+        run.process.waitUntilExit()
+    }
+
+    /// `position_ms` of a JSON status line.
+    static func positionMilliseconds(_ line: String) -> Int? {
+        guard line.contains("\"kind\":\"status\""), let range = line.range(of: "\"position_ms\":") else { return nil }
+        return Int(line[range.upperBound...].prefix { $0.isNumber })
+    }
+}
+
+extension WindowCommandTests.WindowRun {
+    /// Moves the pointer to (`x`, `y`) in the window.
+    func move(toX x: Int, y: Int) throws {
+        let window = try display.geometry(ofWindowNamed: title)
+        try display.xdotool(["mousemove", String(window.x + x), String(window.y + y)])
+    }
+
+    /// Where `control` is in the window's bar, as the window lays it out for `timeline`.
+    func bar(_ control: ControlBar.Control, timeline: PlayerWindow.Timeline) throws -> BarRectangle {
+        let window = try display.geometry(ofWindowNamed: title)
+        var bar = ControlBar()
+        bar.timeline = timeline
+        let frame = bar.layout(in: PictureSize(width: window.width, height: window.height)).controls
+            .first { $0.control == control }?.frame
+        return try #require(frame, "\(control) in the \(timeline) layout")
+    }
+
+    /// Shows the bar (a move) and clicks `control` at `fraction` of its width (a slider's place; its middle else).
+    func clickBar(_ control: ControlBar.Control, timeline: PlayerWindow.Timeline, fraction: Double = 0.5) throws {
+        let frame = try bar(control, timeline: timeline)
+        try move(toX: frame.x + 2, y: frame.y - 20)
+        Thread.sleep(forTimeInterval: 0.2)
+        try move(toX: frame.x + Int(Double(frame.width - 1) * fraction), y: frame.y + frame.height / 2)
+        try display.xdotool(["click", "1"])
+        // Past the double-click time: two controls clicked in a row are not one double-click.
+        Thread.sleep(forTimeInterval: 0.4)
+    }
+
+    /// The text tesseract reads in a part of the window: grabbed by x11grab, white-on-dark turned dark-on-white and
+    /// scaled three times (tesseract reads dark glyphs of 20–40 pixels best).
+    func ocr(x: Int, y: Int, width: Int, height: Int, singleLine: Bool) throws -> String {
+        let window = try display.geometry(ofWindowNamed: title)
+        let image = directory + "/ocr-\(UUID().uuidString).png"
+        try ExternalTool.check(
+            "ffmpeg",
+            ["-v", "error", "-nostdin", "-y", "-f", "x11grab", "-video_size", "\(width)x\(height)",
+             "-i", "\(display.name)+\(window.x + x),\(window.y + y)", "-frames:v", "1",
+             "-vf", "format=gray,negate,scale=iw*3:ih*3:flags=lanczos", image])
+        return try ExternalTool.check("tesseract", [image, "stdout", "--psm", singleLine ? "7" : "6"]).text
+    }
+}
