@@ -3,7 +3,8 @@
 // A front end of its own on the public API: a LivePlayer whose pictures go to a PlayerWindow and whose sound
 // goes to the sound device (DeviceAudioSink, then the player's master clock), a listener that puts what the
 // player reports in the window's title and on stdout, and three keys: space pauses and resumes, m mutes, q (or
-// closing the window) quits. `liveplay --window` is the same thing with every key; this is the smallest one.
+// closing the window) quits; the window's control bar (live layout) sends the same pause and mute. `liveplay
+// --window` is the same thing with every key and the whole bar; this is the smallest one.
 import Foundation
 import LivePlay
 import LivePlayWindow
@@ -23,8 +24,12 @@ final class TitleListener: LivePlayListener {
         say("\(event.code.rawValue) \(event.code.symbol): \(event.message)")
         switch event.code {
         case .playLoading: window.setStatus("loading…")
-        case .paused: window.setStatus("paused")
+        case .paused:
+            window.setStatus("paused")
+            // The control bar's play / pause button shows play.
+            window.setPlayback(paused: true, volume: 100)
         case .playBegin: window.setStatus(nil)
+        case .resumed: window.setPlayback(paused: false, volume: 100)
         default: break
         }
     }

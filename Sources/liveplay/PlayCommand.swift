@@ -33,7 +33,9 @@ struct PlayCommand: AsyncParsableCommand {
             Window keys (--window): space pause / resume; m mute; up / down volume; 1 / 2 / 3 auto / speed / \
             smooth; l to the live edge; s snapshot (liveplay-snapshot-MS.png); f fullscreen; r rotate; i figures \
             on / off; c captions on / off; h, ? or F1 this key list on / off; n / p next / previous stream; v / a next video / audio track; q or \
-            Escape quit. A click on the picture pauses / resumes, a double-click toggles fullscreen.
+            Escape quit. Moving the mouse shows a control bar for 3 s (play / pause; a file's time and seek bar, or \
+            LIVE; mute and volume; CC; fullscreen). A click elsewhere on the picture pauses / resumes, a \
+            double-click toggles fullscreen.
 
             Files: play writes only what its options name (--record, --video-out, --audio-out, --captions-out, \
             --snapshot, --snapshot-path, --arrival-trace), the window's snapshots (s: liveplay-snapshot-MS.png in the working \
