@@ -47,7 +47,14 @@ final class WindowText {
         } else if TTF_Init() != 0 {
             (fontPath, fallbackReason) = (nil, "SDL2_ttf: \(String(cString: SDL_GetError()))")
         } else if let path = Self.findFont() {
-            (fontPath, fallbackReason) = (path, nil)
+            // Opened once here, so a file that is there but is no font falls back now rather than draw nothing.
+            if let font = TTF_OpenFont(path, 12) {
+                TTF_CloseFont(font)
+                (fontPath, fallbackReason) = (path, nil)
+            } else {
+                TTF_Quit()
+                (fontPath, fallbackReason) = (nil, "\(path): \(String(cString: SDL_GetError()))")
+            }
         } else {
             TTF_Quit()
             (fontPath, fallbackReason) = (nil, "no TrueType font found (Debian: apt-get install fonts-dejavu-core)")
@@ -114,8 +121,11 @@ final class WindowText {
         generation += 1
     }
 
-    /// The bitmap font's dot size for an em of `size` pixels (its 7 dots are a capital's height, about 3/4 em).
-    private static func bitmapScale(_ size: Int) -> Int { max(1, size * 3 / 4 / BitmapFont.height) }
+    /// The bitmap font's dot size for an em of `size` pixels (its 7 dots are a capital's height, about 3/4 em),
+    /// rounded: the control bar's small words stay readable at two-pixel dots.
+    private static func bitmapScale(_ size: Int) -> Int {
+        max(1, (size * 3 / 4 + BitmapFont.height / 2) / BitmapFont.height)
+    }
 
     private func texture(_ text: String, size: Int) -> Texture? {
         let key = Key(text: text, size: size)
