@@ -112,9 +112,10 @@ struct ControlBar {
         layout(in: view).controls.first { $0.frame.contains(x: x, y: y) }
     }
 
-    /// The time shown on demand: `1:05 / 3:20`, hours when there are some.
+    /// The time shown on demand: `1:05 / 3:20`, hours when there are some; the position alone while the duration is
+    /// not known (0: a file whose metadata does not say).
     static func timeText(position: Double, duration: Double) -> String {
-        "\(clock(position)) / \(clock(duration))"
+        duration > 0 ? "\(clock(position)) / \(clock(duration))" : clock(position)
     }
 
     static func clock(_ seconds: Double) -> String {
@@ -184,7 +185,8 @@ struct ControlBar {
         guard current.control == .seekBar else { return [] }
         switch timeline {
         case .onDemand(_, let duration):
-            return [.action(.seek(seconds: current.fraction * duration))]
+            // Without a duration there is nowhere along the bar to go.
+            return duration > 0 ? [.action(.seek(seconds: current.fraction * duration))] : []
         case .timeShift(_, let start, let end, _):
             return [.action(.seek(seconds: start + current.fraction * (end - start)))]
         case .live:

@@ -66,6 +66,7 @@ struct ControlBarTests {
         #expect(ControlBar.timeText(position: 65.9, duration: 200) == "1:05 / 3:20")
         #expect(ControlBar.timeText(position: 0, duration: 3725) == "0:00 / 1:02:05")
         #expect(ControlBar.clock(-3) == "0:00")
+        #expect(ControlBar.timeText(position: 5, duration: 0) == "0:05", "no duration known: the position alone")
     }
 
     @Test func itShowsOnActivityAndHidesThreeSecondsLater() {
@@ -112,6 +113,11 @@ struct ControlBarTests {
         #expect(bar.isVisible(at: .seconds(30)), "shown all through a drag")
         #expect(bar.release(at: .seconds(14)) == [.action(.seek(seconds: 200))])
         #expect(!bar.isDragging)
+
+        var unknown = visibleBar(.onDemand(position: 5, duration: 0))
+        let unknownFrame = try #require(unknown.layout(in: view).controls.first { $0.control == .seekBar }?.frame)
+        _ = unknown.press(atX: unknownFrame.x + 10, y: y, in: view, at: .seconds(11))
+        #expect(unknown.release(at: .seconds(11)).isEmpty, "no duration: no seek (not to 0)")
     }
 
     @Test func theVolumeSliderSetsTheVolumeAsItIsDragged() throws {

@@ -139,6 +139,7 @@ extension WindowCommandTests {
             return Double(pixels.filter { $0 >= 240 }.count) / Double(max(1, pixels.count))
         }
         let shown = try captionWhite()
+        // Its metadata gives no duration: the time is the position alone (`0:03`).
         try run.clickBar(.captions, timeline: .onDemand(position: 0, duration: 0))
         var hidden = shown
         _ = try await eventually {
