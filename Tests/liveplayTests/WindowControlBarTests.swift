@@ -91,9 +91,9 @@ extension WindowCommandTests {
         #expect(run.process.terminationStatus == 0)
     }
 
-    /// The on-demand layout (a 20 s file with a 1 s GOP): the time reads `0:0S / 0:20` (by OCR), and a click at three
-    /// quarters of the seek bar seeks to 15 s.
-    @Test func theOnDemandBarShowsTheTimeAndSeeks() async throws {
+    /// The on-demand layout (a 20 s file with a 1 s GOP): the time reads `0:0S / 0:20` (by OCR), a click at three
+    /// quarters of the seek bar seeks to 15 s, play / pause pauses and resumes.
+    @Test func theOnDemandBarShowsTheTimeSeeksAndPauses() async throws {
         guard Self.hasDisplay, Self.hasOCR else { return }
         let run = try WindowRun([], source: try Fixture.flashBeep.path())
         #expect(await run.playing())
@@ -117,6 +117,10 @@ extension WindowCommandTests {
             return position >= 13_500
         }
         #expect(position >= 13_500 && position <= 18_000, "a click at three quarters seeks to 15 s: \(position) ms")
+        try run.clickBar(.playPause, timeline: timeline)
+        #expect(await run.waitFor("LIVEPLAY_EVT_PAUSED", seconds: 5), "play / pause pauses a file too: 9007")
+        try run.clickBar(.playPause, timeline: timeline)
+        #expect(await run.waitFor("LIVEPLAY_EVT_RESUMED", seconds: 5), "and resumes it: 9008")
         try run.press("q")
         run.process.waitUntilExit()
     }
