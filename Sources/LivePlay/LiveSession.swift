@@ -217,7 +217,7 @@ public final class LiveSession<C: SessionClock> {
                 at: now, playOut: playOut, position: progressPosition,
                 endToEndLatency: playOut.engine.position.flatMap(endToEndLatency),
                 mediaDuration: playOut.onDemand || timeShift != nil ? mediaLength : nil,
-                behindLive: timeShiftProgress?.behind)
+                timeShift: timeShiftProgress.map { ($0.behind, !playOut.onDemand) })
             let wait = turnWait
             if playOut.hasRoom, let timer {
                 await handoff.wait(until: .now + wait, timer: timer)

@@ -145,7 +145,8 @@ final class SessionReporter {
     /// - Parameter position: seconds; from the start of the media on demand.
     func progressIfDue(
         at now: Duration, playOut: PlayOut, position: @autoclosure () -> Double,
-        endToEndLatency: @autoclosure () -> Int64?, mediaDuration: Double?, behindLive: Double? = nil
+        endToEndLatency: @autoclosure () -> Int64?, mediaDuration: Double?,
+        timeShift: (behind: Double, atLiveEdge: Bool)? = nil
     ) {
         let engine = playOut.engine
         guard engine.state == .playing, playOut.hasBegun, engine.position != nil else { return }
@@ -159,7 +160,7 @@ final class SessionReporter {
             Reports.progress(
                 position: position(), engine: engine, framesShown: playOut.presenter.framesShown,
                 droppedFrames: playOut.droppedFrames, endToEndLatency: endToEndLatency(), mediaDuration: mediaDuration,
-                behindLive: behindLive))
+                timeShift: timeShift))
     }
 
     /// When the next net status or progress event is due, on the session clock.

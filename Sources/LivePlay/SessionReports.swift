@@ -354,7 +354,7 @@ enum Reports {
     /// - Parameter mediaDuration: the media's length, for media on demand (`EVT_PLAY_DURATION`).
     static func progress(
         position: Double, engine: PlaybackEngine, framesShown: Int, droppedFrames: Int, endToEndLatency: Int64?,
-        mediaDuration: Double?, behindLive: Double? = nil
+        mediaDuration: Double?, timeShift: (behind: Double, atLiveEdge: Bool)? = nil
     ) -> Report {
         var parameters: [String: PlayEventValue] = [
             "EVT_PLAY_PROGRESS": .double(position), "PLAYABLE_DURATION": .double(engine.bufferLatency.seconds),
@@ -364,7 +364,10 @@ enum Reports {
         ]
         if let endToEndLatency { parameters["e2e_latency_ms"] = .int(endToEndLatency) }
         if let mediaDuration { parameters["EVT_PLAY_DURATION"] = .double(mediaDuration) }
-        if let behindLive { parameters["behind_live_ms"] = .int(Int64((behindLive * 1000).rounded())) }
+        if let timeShift {
+            parameters["behind_live_ms"] = .int(Int64((timeShift.behind * 1000).rounded()))
+            parameters["live_edge"] = .bool(timeShift.atLiveEdge)
+        }
         return Report(.playProgress, "playing", parameters)
     }
 

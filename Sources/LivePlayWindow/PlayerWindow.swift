@@ -60,6 +60,8 @@ public final class PlayerWindow: VideoSink, Sendable {
         /// The control bar's seek bar: to this many seconds from the start (on demand) or, with time-shift, to this
         /// point of the ``Timeline/timeShift(position:start:end:atLiveEdge:)`` window.
         case seek(seconds: Double)
+        /// Left / right: this many seconds back (negative) or on from where playback is (a file, a time-shift window).
+        case seekBy(seconds: Double)
         case mode(LatencyMode)
         /// `l`, or the control bar's `GO LIVE`: to the live edge now.
         case goLive

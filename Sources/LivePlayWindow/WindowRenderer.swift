@@ -25,7 +25,7 @@ final class WindowRenderer {
     /// What `h` shows: every key and what it does.
     static let help = [
         "Space, click   pause / resume", "F, double-click   fullscreen", "M   mute      Up / Down   volume",
-        "1 / 2 / 3   auto / speed / smooth", "L   live edge      S   snapshot",
+        "Left / Right   back / on 10 s", "1 / 2 / 3   auto / speed / smooth", "L   live edge      S   snapshot",
         "R   rotate    I   figures    C   captions", "N / P   next / previous stream",
         "V / A   next video / audio track", "H, ?, F1   this list      Q   quit",
         "Move the mouse for the control bar",
@@ -337,6 +337,8 @@ final class WindowRenderer {
         case Int(SDLK_m.rawValue): return .toggleMute
         case Int(SDLK_UP.rawValue): return .volume(delta: 10)
         case Int(SDLK_DOWN.rawValue): return .volume(delta: -10)
+        case Int(SDLK_LEFT.rawValue): return .seekBy(seconds: -10)
+        case Int(SDLK_RIGHT.rawValue): return .seekBy(seconds: 10)
         case Int(SDLK_1.rawValue): return .mode(.auto)
         case Int(SDLK_2.rawValue): return .mode(.speed)
         case Int(SDLK_3.rawValue): return .mode(.smooth)

@@ -30,10 +30,12 @@ struct PlayCommand: AsyncParsableCommand {
             without video, sound) was presented; 74 an output could not be written, or a --record recording \
             stopped (event 9102) even though playback went on.
 
-            Window keys (--window): space pause / resume; m mute; up / down volume; 1 / 2 / 3 auto / speed / \
+            Window keys (--window): space pause / resume; m mute; up / down volume; left / right 10 s back / on (a file, \
+            --timeshift); 1 / 2 / 3 auto / speed / \
             smooth; l to the live edge; s snapshot (liveplay-snapshot-MS.png); f fullscreen; r rotate; i figures \
             on / off; c captions on / off; h, ? or F1 this key list on / off; n / p next / previous stream; v / a next video / audio track; q or \
-            Escape quit. Moving the mouse shows a control bar for 3 s (play / pause; a file's time and seek bar, or \
+            Escape quit. Moving the mouse shows a control bar for 3 s (play / pause; a file's time and seek bar, a \
+            --timeshift window's seek bar and LIVE / GO LIVE, or \
             LIVE; mute and volume; CC; fullscreen). A click elsewhere on the picture pauses / resumes, a \
             double-click toggles fullscreen.
 
@@ -314,7 +316,7 @@ struct PlayCommand: AsyncParsableCommand {
                     showsCaptions: captions.map { $0 != .off } ?? false)
                 player.setVideoSink(VideoFanOut([presented, opened.window] + sinks.video))
                 player.setAudioSink(opened.sound)
-                player.listener = WindowStatus(report, frontEnd: opened)
+                player.listener = WindowStatus(report, frontEnd: opened, timeShift: timeshift != nil)
                 frontEnd = opened
             } catch {
                 Standard.error("liveplay: cannot open a window: \(error.message)")

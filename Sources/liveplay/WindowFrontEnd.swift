@@ -95,8 +95,10 @@ final class WindowFrontEnd: Sendable {
             })
             showPlayback()
         case .seek(let seconds):
-            // Media on demand; a live stream ignores it (time-shift will take it).
+            // Media on demand, or a time-shift window (seconds from its start); a live stream ignores it.
             player.seek(to: .milliseconds(Int64((seconds * 1000).rounded())))
+        case .seekBy(let seconds):
+            player.seek(by: .milliseconds(Int64((seconds * 1000).rounded())))
         case .mode(let mode):
             player.setMode(mode)
         case .goLive:
@@ -160,16 +162,22 @@ final class WindowStatus: LivePlayListener, Sendable {
     private let window: PlayerWindow
 
     private let tracksChanged: @Sendable (PlayEvent) -> Void
+    /// `--timeshift`: the bar's layout follows the progress events' window, not the net status.
+    private let timeShift: Bool
 
-    init(_ report: RunReport, frontEnd: WindowFrontEnd) {
+    init(_ report: RunReport, frontEnd: WindowFrontEnd, timeShift: Bool = false) {
         self.report = report
         window = frontEnd.window
         tracksChanged = { [weak frontEnd] in frontEnd?.tracksChanged($0) }
+        self.timeShift = timeShift
     }
 
     func onPlayEvent(_ event: PlayEvent) {
         report.onPlayEvent(event)
         if event.code == .tracksChanged { tracksChanged(event) }
+        if timeShift, event.code == .playProgress, let timeline = Self.timeShiftTimeline(event) {
+            window.setTimeline(timeline)
+        }
         switch event.code {
         case .playLoading: window.setStatus("loading…")
         case .reconnect: window.setStatus("reconnecting…")
@@ -182,7 +190,23 @@ final class WindowStatus: LivePlayListener, Sendable {
     func onNetStatus(_ status: NetStatus) {
         report.onNetStatus(status)
         window.setOverlay(Self.overlay(status))
-        window.setTimeline(Self.timeline(status))
+        if !timeShift { window.setTimeline(Self.timeline(status)) }
+    }
+
+    /// A time-shifted stream's layout: the window from its start (0) to its length, and whether playback follows the
+    /// live edge (under the latency mode) or plays behind it.
+    static func timeShiftTimeline(_ event: PlayEvent) -> PlayerWindow.Timeline? {
+        func seconds(_ key: String) -> Double? {
+            switch event.parameters[key] {
+            case .double(let value)?: value
+            case .int(let value)?: Double(value)
+            default: nil
+            }
+        }
+        guard let position = seconds("EVT_PLAY_PROGRESS"), let length = seconds("EVT_PLAY_DURATION"),
+            case .bool(let atLiveEdge)? = event.parameters["live_edge"]
+        else { return nil }
+        return .timeShift(position: position, start: 0, end: length, atLiveEdge: atLiveEdge)
     }
 
     /// The control bar's layout: on demand with a position (and a duration once known), else live.

@@ -168,7 +168,7 @@ extension WindowCommandTests {
                                height: window.height * 8 / 10, singleLine: false)
         print("the key list, by OCR:\n\(read)")
         for words in [
-            "pause / resume", "fullscreen", "mute", "volume", "auto / speed / smooth", "live edge", "snapshot",
+            "pause / resume", "fullscreen", "mute", "volume", "back / on 10", "auto / speed / smooth", "live edge", "snapshot",
             "rotate", "figures", "captions", "next / previous stream", "next video / audio track", "this list", "quit",
             "control bar",
         ] {
@@ -184,6 +184,58 @@ extension WindowCommandTests {
     static func positionMilliseconds(_ line: String) -> Int? {
         guard line.contains("\"kind\":\"status\""), let range = line.range(of: "\"position_ms\":") else { return nil }
         return Int(line[range.upperBound...].prefix { $0.isNumber })
+    }
+}
+
+extension WindowCommandTests {
+    /// The progress events (2005) of a run's log so far, their parameters.
+    static func progress(_ log: String) -> [[String: Any]] {
+        log.split(separator: "\n").filter { $0.contains("\"code\":2005") }.compactMap { line in
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return object?["params"] as? [String: Any]
+        }
+    }
+
+    /// `--timeshift`: left goes 10 s back (9009 / 9010; the progress says 10 s behind, off the live edge) and the bar's
+    /// badge then reads GO LIVE (by OCR); a click on it returns to the live edge (9003), where the badge reads LIVE.
+    @Test func theTimeShiftBarGoesBackWithLeftAndLiveWithItsBadge() async throws {
+        guard Self.hasDisplay, Self.hasOCR else { return }
+        let run = try WindowRun(["--duration", "90", "--timeshift", "60s"])
+        #expect(await run.playing())
+        // 15 s recorded, so 10 s back is inside the window.
+        #expect(await eventually(within: .seconds(30)) {
+            (Self.progress(run.log.get()).last?["EVT_PLAY_DURATION"] as? Double ?? 0) >= 15
+        })
+        try run.press("Left")
+        #expect(await run.waitFor("LIVEPLAY_EVT_SEEK_DONE", seconds: 10), "left seeks: 9010")
+        var behind: [String: Any] = [:]
+        #expect(await eventually(within: .seconds(10)) {
+            behind = Self.progress(run.log.get()).last ?? [:]
+            return behind["live_edge"] as? Bool == false
+        })
+        let behindMilliseconds = behind["behind_live_ms"] as? Int ?? 0
+        #expect((8_500...13_000).contains(behindMilliseconds), "10 s back, and the 1 s the mode kept: \(behind)")
+        let timeline = PlayerWindow.Timeline.timeShift(position: 5, start: 0, end: 20, atLiveEdge: false)
+        try run.move(toX: 300, y: 200)
+        try await Task.sleep(for: .milliseconds(300))
+        let badge = try run.bar(.goLive, timeline: timeline)
+        let read = try run.ocr(x: badge.x, y: badge.y, width: badge.width, height: badge.height, singleLine: true)
+        #expect(read.trimmingCharacters(in: .whitespacesAndNewlines) == "GO LIVE", "the badge behind: \(read)")
+
+        try run.clickBar(.goLive, timeline: timeline)
+        #expect(await run.waitFor("LIVEPLAY_EVT_CATCH_UP_SKIP", seconds: 5), "GO LIVE goes live: 9003")
+        #expect(await eventually(within: .seconds(10)) {
+            Self.progress(run.log.get()).last?["live_edge"] as? Bool == true
+        })
+        let live = PlayerWindow.Timeline.timeShift(position: 19, start: 0, end: 20, atLiveEdge: true)
+        try run.move(toX: 320, y: 220)
+        try await Task.sleep(for: .milliseconds(300))
+        let edge = try run.bar(.liveBadge, timeline: live)
+        let readLive = try run.ocr(x: edge.x, y: edge.y, width: edge.width, height: edge.height, singleLine: true)
+        #expect(readLive.trimmingCharacters(in: .whitespacesAndNewlines) == "LIVE", "the badge at the edge: \(readLive)")
+        try run.press("q")
+        run.process.waitUntilExit()
+        #expect(run.process.terminationStatus == 0)
     }
 }
 
