@@ -219,7 +219,8 @@ extension WindowCommandTests {
         try run.move(toX: 300, y: 200)
         try await Task.sleep(for: .milliseconds(300))
         let badge = try run.bar(.goLive, timeline: timeline)
-        let read = try run.ocr(x: badge.x, y: badge.y, width: badge.width, height: badge.height, singleLine: true)
+        let read = try run.ocr(
+            x: badge.x, y: badge.y, width: badge.width, height: badge.height, singleLine: true, binarized: true)
         #expect(read.trimmingCharacters(in: .whitespacesAndNewlines) == "GO LIVE", "the badge behind: \(read)")
 
         try run.clickBar(.goLive, timeline: timeline)
@@ -231,7 +232,8 @@ extension WindowCommandTests {
         try run.move(toX: 320, y: 220)
         try await Task.sleep(for: .milliseconds(300))
         let edge = try run.bar(.liveBadge, timeline: live)
-        let readLive = try run.ocr(x: edge.x, y: edge.y, width: edge.width, height: edge.height, singleLine: true)
+        let readLive = try run.ocr(
+            x: edge.x, y: edge.y, width: edge.width, height: edge.height, singleLine: true, binarized: true)
         #expect(readLive.trimmingCharacters(in: .whitespacesAndNewlines) == "LIVE", "the badge at the edge: \(readLive)")
         try run.press("q")
         run.process.waitUntilExit()
@@ -268,15 +270,17 @@ extension WindowCommandTests.WindowRun {
     }
 
     /// The text tesseract reads in a part of the window: grabbed by x11grab, white-on-dark turned dark-on-white and
-    /// scaled three times (tesseract reads dark glyphs of 20–40 pixels best).
-    func ocr(x: Int, y: Int, width: Int, height: Int, singleLine: Bool) throws -> String {
+    /// scaled three times (tesseract reads dark glyphs of 20–40 pixels best); `binarized`, also cut to black and white
+    /// (a badge's box, gray once turned, reads as strokes otherwise).
+    func ocr(x: Int, y: Int, width: Int, height: Int, singleLine: Bool, binarized: Bool = false) throws -> String {
         let window = try display.geometry(ofWindowNamed: title)
         let image = directory + "/ocr-\(UUID().uuidString).png"
         try ExternalTool.check(
             "ffmpeg",
             ["-v", "error", "-nostdin", "-y", "-f", "x11grab", "-video_size", "\(width)x\(height)",
              "-i", "\(display.name)+\(window.x + x),\(window.y + y)", "-frames:v", "1",
-             "-vf", "format=gray,negate,scale=iw*3:ih*3:flags=lanczos", image])
+             "-vf", "format=gray,negate,scale=iw*3:ih*3:flags=lanczos" + (binarized ? ",lutyuv=y='if(gt(val,128),255,0)'" : ""),
+             image])
         return try ExternalTool.check("tesseract", [image, "stdout", "--psm", singleLine ? "7" : "6"]).text
     }
 }
