@@ -1,10 +1,11 @@
-// window-player URL [SECONDS]
+// window-player URL [SECONDS] [TIMESHIFT_MINUTES]
 //
 // A front end of its own on the public API: a LivePlayer whose pictures go to a PlayerWindow and whose sound
 // goes to the sound device (DeviceAudioSink, then the player's master clock), a listener that puts what the
-// player reports in the window's title and on stdout, and three keys: space pauses and resumes, m mutes, q (or
-// closing the window) quits; the window's control bar (live layout) sends the same pause and mute. `liveplay
-// --window` is the same thing with every key and the whole bar; this is the smallest one.
+// player reports in the window's title and on stdout, and a few keys: space pauses and resumes, m mutes, left /
+// right go 10 s back / on, l goes live, q (or closing the window) quits; the window's control bar sends the same.
+// With TIMESHIFT_MINUTES a live stream keeps that much on disk to go back in (the bar's time-shift layout, from
+// each progress event). `liveplay --window` is the same thing with every key; this is the smallest one.
 import Foundation
 import LivePlay
 import LivePlayWindow
@@ -30,6 +31,13 @@ final class TitleListener: LivePlayListener {
             window.setPlayback(paused: true, volume: 100)
         case .playBegin: window.setStatus(nil)
         case .resumed: window.setPlayback(paused: false, volume: 100)
+        case .playProgress:
+            // With time-shift, the bar's seek bar spans the window kept and its badge says whether playback is live.
+            if case .bool(let live)? = event.parameters["live_edge"], case .double(let length)? =
+                event.parameters["EVT_PLAY_DURATION"], case .double(let position)? = event.parameters["EVT_PLAY_PROGRESS"]
+            {
+                window.setTimeline(.timeShift(position: position, start: 0, end: length, atLiveEdge: live))
+            }
         default: break
         }
     }
@@ -59,6 +67,12 @@ final class Keys: @unchecked Sendable {
                 muted.toggle()
                 return muted
             })
+        case .seekBy(let seconds):
+            player.seek(by: .milliseconds(Int64(seconds * 1000)))
+        case .seek(let seconds):
+            player.seek(to: .milliseconds(Int64(seconds * 1000)))
+        case .goLive:
+            player.resumeLive()
         case .quit:
             quit.continuation.finish()
         default:
@@ -69,7 +83,7 @@ final class Keys: @unchecked Sendable {
 
 let arguments = CommandLine.arguments.dropFirst()
 guard let url = arguments.first else {
-    FileHandle.standardError.write(Data("usage: window-player URL [SECONDS]\n".utf8))
+    FileHandle.standardError.write(Data("usage: window-player URL [SECONDS] [TIMESHIFT_MINUTES]\n".utf8))
     exit(64)
 }
 let seconds = arguments.dropFirst().first.flatMap { Double($0) } ?? 3600
@@ -78,7 +92,11 @@ if let reason = PlayerWindow.displayUnavailableReason() {
     exit(69)
 }
 
-let player = LivePlayer()
+var configuration = LivePlayConfiguration()
+if let minutes = arguments.dropFirst(2).first.flatMap({ Double($0) }) {
+    configuration.timeShift = TimeShiftRing.Options(window: .seconds(minutes * 60))
+}
+let player = LivePlayer(configuration: configuration)
 let keys = Keys()
 let window = try await PlayerWindow(options: .init(title: "window-player — \(Redaction.url(url))")) { action in
     keys.handle(action, player: player)
