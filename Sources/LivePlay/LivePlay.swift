@@ -82,8 +82,8 @@
 // `ByteHandoff` (the librtmp thread → the supervisor), ``TimeShiftRing`` (its recorder → the supervisor reading it:
 // an index under one `Mutex`, the bytes in its files, a reader at the newest tag woken by the next append), a writer
 // queue per sink and recording, ``UpdateDelivery`` (play loop → listener, bounded, dropping net status first) and
-// the control's mailbox (any thread → play loop). Every `@unchecked Sendable` type says why on the line above it; there are at most 15 in the product modules
-// (`grep -rn "@unchecked Sendable" Sources --include=*.swift | grep -v "LivePlayTesting\|LivePlayLab"`).
+// the control's mailbox (any thread → play loop). Every `@unchecked Sendable` type says why on the line above it;
+// there are at most 15 in the product modules (`grep -rn "@unchecked Sendable" Sources --include=*.swift | grep -v "LivePlayTesting\|LivePlayLab"`).
 //
 // The TXLivePlayer-shaped calls (`startPlay`, `switch`, `switchStream`, ``PreloadPool/preload(_:)``) return at once:
 // each hands its work to the player's or the pool's run (``OwnedTasks``), one task started when the player or pool
