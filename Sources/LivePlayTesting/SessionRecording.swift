@@ -164,9 +164,12 @@ public final class RecordingSink: VideoSink, AudioSink, @unchecked Sendable {
 
     /// For each block of sound, how much earlier (+) or later (−) it left than the picture of the same
     /// media instant, in ms: the picture's hand-over time is interpolated between the two pictures around it.
-    public func audioVideoOffsets() -> [Int64] {
+    /// With `watch`, a block is left out when the machine stalled (``StallWatch``) between the picture before it
+    /// and the later of itself and the picture after it, or within 50 ms of that: `leftOut` counts them.
+    public func audioVideoOffsets(leavingOutStallsOf watch: StallWatch? = nil) -> (offsets: [Int64], leftOut: Int) {
         let pictures = self.pictures.dropFirst()  // the first is a poster shown before playback begins
         var offsets: [Int64] = []
+        var leftOut = 0
         for sound in sounds {
             guard let after = pictures.firstIndex(where: { $0.timing.pts >= sound.pts }), after > pictures.startIndex
             else { continue }
@@ -174,11 +177,15 @@ public final class RecordingSink: VideoSink, AudioSink, @unchecked Sendable {
             let span = Double(later.timing.pts.milliseconds - earlier.timing.pts.milliseconds)
             // Not across a skip (media time) or a stall (wall time).
             guard span > 0, span <= 200, later.at - earlier.at <= .milliseconds(200) else { continue }
+            if let watch, watch.stalled(from: earlier.at, to: max(sound.at, later.at), margin: .milliseconds(50)) {
+                leftOut += 1
+                continue
+            }
             let fraction = Double(sound.pts.milliseconds - earlier.timing.pts.milliseconds) / span
             let shown = earlier.at + (later.at - earlier.at) * fraction
             offsets.append((shown - sound.at).milliseconds)
         }
-        return offsets
+        return (offsets, leftOut)
     }
 }
 

@@ -170,7 +170,7 @@ import Testing
     static func figures(_ sink: RecordingSink) -> (pictures: Int, lateP95: Int64, sounds: Int, avOffsetP95: Int64) {
         // The first picture is a poster shown before playback begins; pacing starts after it.
         let late = sink.pictures.dropFirst().map { $0.timing.position.milliseconds - $0.timing.pts.milliseconds }.sorted()
-        let offsets = sink.audioVideoOffsets().map { abs($0) }.sorted()
+        let offsets = sink.audioVideoOffsets().offsets.map { abs($0) }.sorted()
         let p95 = { (values: [Int64]) in values.isEmpty ? Int64.max : values[values.count * 95 / 100] }
         return (late.count, p95(late), offsets.count, p95(offsets))
     }

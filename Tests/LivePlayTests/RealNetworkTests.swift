@@ -212,18 +212,25 @@ import Testing
 
     /// Sound and picture of the same instant leave for their sinks within ±45 ms of each other through every
     /// catch-up: speed and auto under 70 % bandwidth play at up to 1.2× (time-stretched sound) between stalls.
+    /// Blocks around a moment the machine did not run the process (``StallWatch``: a CPU taken from the virtual
+    /// machine for 100 ms or more, as happened on CI) are left out, at most a tenth of them.
     @Test func soundAndPictureStayTogetherThroughCatchUps() async throws {
         let sinks = [RecordingSink(), RecordingSink()]
+        let watch = StallWatch()
         let recordings = try await NetworkScenario.withDemoServer { port in
             try await NetworkScenario.bandwidth70.record(
                 upstreamPort: port, modes: [.preset(.speed), .preset(.auto)], sinks: sinks)
         }
+        let stalls = watch.stop()
         for (name, (recording, sink)) in zip(["speed", "auto"], zip(recordings, sinks)) {
             #expect(recording.codes.contains(2007), "\(name) stalled under 70 % bandwidth: \(recording.codes)")
             let fast = sink.sounds.filter { $0.rate > 1.0 }.count
-            let offsets = sink.audioVideoOffsets()
+            let (offsets, leftOut) = sink.audioVideoOffsets(leavingOutStallsOf: watch)
             let worst = offsets.map { abs($0) }.max() ?? .max
-            print("A/V, 70 % bandwidth, \(name): \(offsets.count) sound blocks (\(fast) at a rate over 1), worst \(worst) ms")
+            print(
+                "A/V, 70 % bandwidth, \(name): \(offsets.count) sound blocks (\(fast) at a rate over 1), "
+                    + "worst \(worst) ms; \(leftOut) left out for the machine's stalls \(stalls)")
+            #expect(leftOut <= offsets.count / 10, "at most a tenth left out: \(leftOut), stalls \(stalls)")
             #expect(offsets.count > 500 && fast > 50)
             #expect(worst <= 45, "\(name): \(offsets.enumerated().filter { abs($0.element) > 45 })")
         }

@@ -76,6 +76,8 @@ import Testing
             let mark = tee.given.count
             _ = await eventually(within: .seconds(15)) { tee.given.count >= mark + Int(seconds * 44_100) }
         }
+        // Not a measure here: the moments the machine stalled are printed, to tell a stall from a fault if it fails.
+        let watch = StallWatch()
         let recording = await SessionRecording.record(
             "http://127.0.0.1:\(port)/live.flv",
             configuration: LivePlayConfiguration(latency: .fixed(.seconds(3))), limit: .seconds(40),
@@ -105,6 +107,7 @@ import Testing
         _ = await eventually(within: .seconds(2)) { DeviceAudioSinkTests.written(sound) >= tee.given.count }
         device.close()
         await server.stop()
+        print("the machine's stalls during the run: \(watch.stop())")
         let blocks = tee.blocks
         let given = tee.given
         let heard = try Data(contentsOf: URL(fileURLWithPath: sound)).withUnsafeBytes {
