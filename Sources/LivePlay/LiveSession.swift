@@ -241,7 +241,7 @@ public final class LiveSession<C: SessionClock> {
 
     /// Waits on the session's clock: timed by the session's thread when the clock runs in real time
     /// (``SessionClock``), slept on otherwise.
-    private var sleep: @Sendable (Duration) async throws -> Void {
+    var sleep: @Sendable (Duration) async throws -> Void {
         { [clock, thread] duration in
             let deadline = clock.now.advanced(by: duration)
             if let thread, let real = clock.realInstant(deadline) {

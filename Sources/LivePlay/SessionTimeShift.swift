@@ -17,7 +17,8 @@ extension LiveSession {
             return reporter.fail(.fileNotFound, "time-shift: \(error.message)")
         }
         defer { ring.close() }
-        let source = TimeShiftSource(live: live, ring: ring, retryInterval: configuration.connectRetryInterval)
+        let source = TimeShiftSource(
+            live: live, ring: ring, retryInterval: configuration.connectRetryInterval, sleep: sleep)
         timeShift = source
         playOut.readsFromRing = true
         defer {

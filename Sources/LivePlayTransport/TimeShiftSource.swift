@@ -14,11 +14,17 @@ public struct TimeShiftSource: ByteSource {
     public let ring: TimeShiftRing
     /// How long the recorder waits before connecting again after a loss.
     public let retryInterval: Duration
+    /// How the recorder waits: the session's clock, as its supervisor waits.
+    private let sleep: @Sendable (Duration) async throws -> Void
 
-    public init(live: any ByteSource, ring: TimeShiftRing, retryInterval: Duration) {
+    public init(
+        live: any ByteSource, ring: TimeShiftRing, retryInterval: Duration,
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) {
         self.live = live
         self.ring = ring
         self.retryInterval = retryInterval
+        self.sleep = sleep
     }
 
     public func makeConnection() -> any ByteConnection {
@@ -64,7 +70,7 @@ public struct TimeShiftSource: ByteSource {
                 await connection.close()
                 if Task.isCancelled { return }
                 ring.setStatus(.lost(error))
-                try? await Task.sleep(for: retryInterval)
+                try? await sleep(retryInterval)
             }
         }
     }
