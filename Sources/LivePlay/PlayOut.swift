@@ -15,15 +15,15 @@ final class PlayOut {
         case failed(PlayEventCode, String, String?)
     }
 
-    private(set) var engine: PlaybackEngine
+    var engine: PlaybackEngine
     let presenter: Presenter
     private let decoding: DecodeStage
     private var captions: CaptionStage
     /// A session's first picture and a preloaded stream's poster, each a keyframe decoded on its own.
     private let posters: PosterDecoder
-    private let reporter: SessionReporter
+    let reporter: SessionReporter
     /// Pause, resume, latency and presentation changes asked for from other tasks; pictures shown, for them.
-    private let control: PlaybackControl
+    let control: PlaybackControl
     private let decodes: Bool
     /// A seek shows the picture at its target, decoded from the keyframe before it
     /// (``LivePlayConfiguration/accurateSeek``).
@@ -50,13 +50,13 @@ final class PlayOut {
     /// A frame was decoded on this connection.
     private var sawFrame = false
     /// Preloading (``PreloadPool``) and the switch to this session.
-    private var standby: StandbyPlayOut
+    var standby: StandbyPlayOut
     /// What was sent to the session's control, not yet carried out, and the settings it holds.
     var requests = PlaybackRequests()
     /// What this turn makes known to the control's owner: published at its end (``publish(ended:)``).
-    private var published = PublishedPlayback()
+    var published = PublishedPlayback()
     /// `LIVEPLAY_EVT_AUDIO_VOLUME` once an interval: the peak of the sound handed to the sink since the last one.
-    private var volume = VolumeEvaluation()
+    var volume = VolumeEvaluation()
     /// What the engine said to do this turn: one array kept for every turn, so a turn allocates none.
     private var actions: [PlaybackAction] = []
 
@@ -208,65 +208,7 @@ final class PlayOut {
         if ending == nil { ending = how }
     }
 
-    // MARK: Control
-
-    /// Tells the control's owner what this turn made known; the last step of every turn, and once at the end.
-    func publish(ended: Bool = false) {
-        control.publish(published, ended: ended)
-    }
-
-    /// Takes what was sent to `control` since the last turn; the first step of every turn.
-    func takeCommands() {
-        requests.fold(control.takeCommands())
-    }
-
-    /// What `control` asked for: pause, resume, a latency change, sinks and presentation; applied and reported.
-    func applyControl() {
-        let settings = requests.settings
-        presenter.volume = settings.gain
-        volume.interval = settings.volumeEvaluation
-        presenter.measuresLevel = volume.interval != nil
-        presenter.renderMode = settings.renderMode
-        presenter.rotation = settings.rotation
-        if let change = requests.take(\.videoSink) { presenter.videoSink = change.sink }
-        if let change = requests.take(\.audioSink) { presenter.audioSink = change.sink }
-        published.liveEdge = engine.buffer.liveEdge
-        if let request = standby.follow(&requests, dropped: engine.buffer.droppedVideoFrames) {
-            // The sound before it was another stream's: this one fades in rather than cutting in. A rendition
-            // goes on where the other left off, the same sound: no fade.
-            if !request.rendition { presenter.fadesIn() }
-        }
-        switch requests.take(\.pause) {
-        case true? where !engine.isPaused:
-            engine.pause()
-            reporter.report(Reports.paused(at: engine.position))
-        case false? where engine.isPaused && onDemand:
-            _ = engine.resume(jumpsToNewest: false)
-            reporter.report(Reports.resumedWherePaused(at: engine.position))
-        case false? where engine.isPaused:
-            for action in engine.resume() {
-                if case .skipped(let removed, let dropped) = action {
-                    reporter.report(Reports.skippedToNewest(removed: removed, dropped: dropped))
-                }
-            }
-            reporter.report(Reports.resumedAtLiveEdge(latency: engine.bufferLatency))
-        default:
-            break
-        }
-        if requests.liveEdge, !onDemand {
-            for case .skipped(let removed, let dropped) in engine.jumpToLiveEdge() {
-                reporter.count { $0.caughtUp() }
-                Reports.skipped(removed: removed, dropped: dropped).forEach(reporter.report)
-            }
-        }
-        // Media on demand plays at 1.0× from its start: the live latency modes do not apply.
-        requests.liveEdge = false
-        guard let latency = requests.take(\.latency), latency != engine.parameters, !onDemand else { return }
-        let previous = engine.parameters
-        engine.parameters = latency
-        reporter.report(
-            Reports.latencyChanged(from: previous, to: latency, target: engine.target, current: engine.bufferLatency))
-    }
+    // MARK: Seeks
 
     /// Starts over for a seek: nothing buffered, decoded or begun.
     func restart() {
