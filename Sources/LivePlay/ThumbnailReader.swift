@@ -1,0 +1,188 @@
+import Foundation
+import LivePlayCore
+public import LivePlayDecode
+import LivePlayFLV
+import LivePlayTransport
+
+/// Pictures for a seek bar's hover preview (Brightcove's thumbnails over the progress bar, Media3's scrubbing
+/// preview): for a time in a local FLV file, the keyframe at or before it, decoded on a decoder of its own and
+/// scaled down to fit a size.
+///
+/// Reading and decoding block, so they run on a thread of its own (`liveplay-thumbs`), never on a play loop or a
+/// window's thread. Only the newest request waits: one not yet begun is replaced (a pointer moving along the bar
+/// wants the picture where it is now). The file's keyframes are found on the first request, by reading each tag's
+/// header and skipping its body; the pictures of the last 64 keyframes asked for are kept.
+///
+/// `@unchecked Sendable`: the request, the stop and the thread's end are read and written under `condition`; the
+/// file, the index and the decoder are used on the thread alone.
+public final class ThumbnailReader: @unchecked Sendable {
+    /// Called on the reader's thread with the time asked for and its picture (nil: none there, or no file).
+    public typealias Delivery = @Sendable (_ seconds: Double, _ picture: RGBPicture?) -> Void
+
+    private let condition = NSCondition()
+    // Guarded by `condition`:
+    private var request: (seconds: Double, size: PictureSize)?
+    private var stopped = false
+    private var exited = false
+    // The thread's own:
+    private let path: String
+    private let deliver: Delivery
+    private var index: KeyframeIndex?
+    private var pictures: [Int64: RGBPicture] = [:]
+    private let posters = PosterDecoder(options: DecoderOptions())
+
+    /// Starts the reader's thread for the file at `path`; `deliver` gets each picture asked for.
+    public init(path: String, deliver: @escaping Delivery) {
+        self.path = path
+        self.deliver = deliver
+        let thread = Thread { [self] in
+            nameCurrentThread("liveplay-thumbs")
+            run()
+        }
+        thread.start()
+    }
+
+    /// Asks for the picture at `seconds` from the media's start, fitted into `size`; replaces a request not yet
+    /// begun.
+    public func request(at seconds: Double, size: PictureSize) {
+        condition.withLock {
+            request = (seconds, size)
+            condition.signal()
+        }
+    }
+
+    /// Stops the thread once the request it is on is done, and waits for it.
+    public func stop() {
+        condition.withLock {
+            stopped = true
+            condition.broadcast()
+            while !exited { condition.wait() }
+        }
+    }
+
+    private func run() {
+        while true {
+            let next: (seconds: Double, size: PictureSize)? = condition.withLock {
+                while request == nil, !stopped { condition.wait() }
+                defer { request = nil }
+                return stopped ? nil : request
+            }
+            guard let next else { break }
+            deliver(next.seconds, picture(at: next.seconds, size: next.size))
+        }
+        condition.withLock {
+            exited = true
+            condition.broadcast()
+        }
+    }
+
+    /// The keyframe at or before `seconds` (the first after the start when none is before), decoded and fitted.
+    private func picture(at seconds: Double, size: PictureSize) -> RGBPicture? {
+        if index == nil { index = KeyframeIndex(path: path) }
+        guard let index, let keyframe = index.keyframe(at: seconds) else { return nil }
+        if let kept = pictures[keyframe.offset], kept.width <= size.width, kept.height <= size.height,
+            kept.width == size.width || kept.height == size.height
+        {
+            return kept
+        }
+        guard let header = index.sequenceHeader(before: keyframe.offset),
+            let tags = index.tags(at: [header, keyframe.offset])
+        else { return nil }
+        var demuxer = FLVDemuxer()
+        var configuration: VideoCodecConfiguration?
+        var packet: EncodedPacket?
+        for tag in tags {
+            demuxer.append(tag: tag)
+            while let element = (try? demuxer.nextElement()) ?? nil {
+                switch element {
+                case .videoConfiguration(let found): configuration = found
+                case .packet(let found) where found.kind == .video: packet = found
+                default: break
+                }
+            }
+        }
+        guard let configuration, let packet, let frame = posters.picture(of: packet, configuration),
+            let full = try? frame.rgbPicture()
+        else { return nil }
+        let fitted = full.fitted(into: size)
+        if pictures.count >= 64 { pictures.removeAll() }
+        pictures[keyframe.offset] = fitted
+        return fitted
+    }
+}
+
+extension RGBPicture {
+    /// Scaled down (never up) to fit inside `size`, keeping its shape.
+    fileprivate func fitted(into size: PictureSize) -> RGBPicture {
+        let scale = min(1, Double(size.width) / Double(max(1, width)), Double(size.height) / Double(max(1, height)))
+        guard scale < 1 else { return self }
+        return scaled(
+            to: PictureSize(
+                width: max(1, Int((Double(width) * scale).rounded())),
+                height: max(1, Int((Double(height) * scale).rounded()))))
+    }
+}
+
+/// Where a local FLV file's video keyframes and sequence headers are, found by reading each tag's header and the
+/// first two bytes of each video tag's body.
+struct KeyframeIndex {
+    struct Keyframe {
+        /// Milliseconds from the file's first tag.
+        var time: Int64
+        var offset: Int64
+    }
+
+    private let file: FileHandle
+    private(set) var keyframes: [Keyframe] = []
+    private var sequenceHeaders: [Int64] = []
+
+    /// nil when the file does not open or is not FLV.
+    init?(path: String) {
+        guard let file = FileHandle(forReadingAtPath: path),
+            let header = try? file.read(upToCount: 9), header.count == 9, header.starts(with: [0x46, 0x4C, 0x56])
+        else { return nil }
+        self.file = file
+        var offset = Int64(header[5...8].reduce(0) { $0 << 8 | UInt32($1) }) + 4
+        var first: Int64?
+        while (try? file.seek(toOffset: UInt64(offset))) != nil,
+            let head = try? file.read(upToCount: 13), head.count == 13
+        {
+            let size = Int64(head[1]) << 16 | Int64(head[2]) << 8 | Int64(head[3])
+            let time = Int64(head[7]) << 24 | Int64(head[4]) << 16 | Int64(head[5]) << 8 | Int64(head[6])
+            if first == nil { first = time }
+            if head[0] & 0x1F == FLVTagType.video.rawValue, size >= 2 {
+                let tag = FLVTag(type: FLVTagType.video.rawValue, timestamp: 0, body: [head[11], head[12]])
+                if tag.isSequenceHeader {
+                    sequenceHeaders.append(offset)
+                } else if tag.isVideoKeyframe {
+                    keyframes.append(Keyframe(time: time - (first ?? time), offset: offset))
+                }
+            }
+            offset += 11 + size + 4
+        }
+    }
+
+    /// The keyframe at or before `seconds`, else the first.
+    func keyframe(at seconds: Double) -> Keyframe? {
+        let target = Int64((seconds * 1000).rounded())
+        return keyframes.last { $0.time <= target } ?? keyframes.first
+    }
+
+    /// The newest sequence header before `offset`.
+    func sequenceHeader(before offset: Int64) -> Int64? { sequenceHeaders.last { $0 < offset } }
+
+    /// The whole tags at `offsets`.
+    func tags(at offsets: [Int64]) -> [FLVTag]? {
+        var tags: [FLVTag] = []
+        for offset in offsets {
+            guard (try? file.seek(toOffset: UInt64(offset))) != nil, let head = try? file.read(upToCount: 11),
+                head.count == 11
+            else { return nil }
+            let size = Int(head[1]) << 16 | Int(head[2]) << 8 | Int(head[3])
+            let time = UInt32(head[7]) << 24 | UInt32(head[4]) << 16 | UInt32(head[5]) << 8 | UInt32(head[6])
+            guard let body = try? file.read(upToCount: size), body.count == size else { return nil }
+            tags.append(FLVTag(type: head[0] & 0x1F, timestamp: time, body: [UInt8](body)))
+        }
+        return tags
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import LivePlay
+import LivePlayDecode
+import LivePlayTesting
+import Testing
+
+/// The seek bar's hover preview: the picture of the keyframe at or before the time asked for, as playback decodes
+/// it, scaled to fit; on the reader's own thread.
+@Suite struct ThumbnailReaderTests {
+    /// Every picture of a file as the player decodes it, by presentation time in ms.
+    static func decodedPictures(_ path: String) throws -> [Int64: RGBPicture] {
+        let reader = try MediaReader(path: path, options: MediaReader.Options(decodes: true))
+        var pictures: [Int64: RGBPicture] = [:]
+        while let event = try reader.next() {
+            if case .videoFrame(let frame) = event { pictures[frame.pts.milliseconds] = try frame.rgbPicture() }
+        }
+        return pictures
+    }
+
+    @Test func eachTimeGetsItsKeyframeBeforeItScaledToFit() async throws {
+        // 10 s of 320×240 at 25 fps, a keyframe every 2 s; each picture of testsrc2 differs from the next.
+        let path = try Fixture.longH264AAC.path()
+        let pictures = try Self.decodedPictures(path)
+        let delivered = Locked<[Double: RGBPicture?]>([:])
+        let reader = ThumbnailReader(path: path) { seconds, picture in
+            delivered.withLock { $0[seconds] = picture }
+        }
+        defer { reader.stop() }
+        let size = PictureSize(width: 160, height: 120)
+        // (asked for, the keyframe expected): within a GOP, on a keyframe, before the first, past the end. The
+        // keyframes are at 23 ms (after the first sound, at 0) and every 2 s after it.
+        let cases: [(Double, Int64)] = [(5.3, 4023), (4.023, 4023), (4.0, 2023), (0, 23), (60, 8023)]
+        for (seconds, _) in cases {
+            reader.request(at: seconds, size: size)
+            #expect(await eventually { delivered.get()[seconds] != nil }, "a picture for \(seconds) s")
+        }
+        for (seconds, keyframe) in cases {
+            let picture = try #require(delivered.get()[seconds] ?? nil, "\(seconds) s")
+            #expect(picture.width == 160 && picture.height == 120)
+            let expected = try #require(pictures[keyframe]).scaled(to: size)
+            #expect(picture == expected, "\(seconds) s shows the keyframe at \(keyframe) ms")
+            let other = try #require(pictures[keyframe + 1000]).scaled(to: size)
+            #expect(picture != other, "not the picture a second later")
+        }
+    }
+
+    @Test func aFileThatIsNotFLVGivesNoPicture() async throws {
+        let path = NSTemporaryDirectory() + "liveplay-not-flv-\(UUID().uuidString)"
+        try Data("not a video".utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let delivered = Locked<[Double]>([])
+        let reader = ThumbnailReader(path: path) { seconds, picture in
+            if picture == nil { delivered.withLock { $0.append(seconds) } }
+        }
+        defer { reader.stop() }
+        reader.request(at: 1, size: PictureSize(width: 160, height: 90))
+        #expect(await eventually { delivered.get() == [1] })
+    }
+}
