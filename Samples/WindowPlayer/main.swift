@@ -5,7 +5,8 @@
 // player reports in the window's title and on stdout, and a few keys: space pauses and resumes, m mutes, left /
 // right go 10 s back / on, l goes live, q (or closing the window) quits; the window's control bar sends the same.
 // With TIMESHIFT_MINUTES a live stream keeps that much on disk to go back in (the bar's time-shift layout, from
-// each progress event). `liveplay --window` is the same thing with every key; this is the smallest one.
+// each progress event). A local file's seek bar shows the keyframe under the pointer (ThumbnailReader).
+// `liveplay --window` is the same thing with every key; this is the smallest one.
 import Foundation
 import LivePlay
 import LivePlayWindow
@@ -52,7 +53,11 @@ final class Keys: @unchecked Sendable {
     private let lock = NSLock()
     private var paused = false
     private var muted = false
+    /// A local file's seek bar previews, on the reader's own thread.
+    private var thumbnails: ThumbnailReader?
     let quit = AsyncStream<Void>.makeStream()
+
+    func preview(with reader: ThumbnailReader) { lock.withLock { thumbnails = reader } }
 
     func handle(_ action: PlayerWindow.Action, player: LivePlayer) {
         switch action {
@@ -73,7 +78,11 @@ final class Keys: @unchecked Sendable {
             player.seek(to: .milliseconds(Int64(seconds * 1000)))
         case .goLive:
             player.resumeLive()
+        case .preview(let seconds?):
+            // The pointer rests on the seek bar: the window shows the picture once the reader has it.
+            lock.withLock { thumbnails }?.request(at: seconds, size: PlayerWindow.thumbnailSize)
         case .quit:
+            lock.withLock { thumbnails }?.stop()
             quit.continuation.finish()
         default:
             break
@@ -100,6 +109,9 @@ let player = LivePlayer(configuration: configuration)
 let keys = Keys()
 let window = try await PlayerWindow(options: .init(title: "window-player — \(Redaction.url(url))")) { action in
     keys.handle(action, player: player)
+}
+if !url.contains("://") {
+    keys.preview(with: ThumbnailReader(path: url) { seconds, picture in window.setThumbnail(picture, seconds: seconds) })
 }
 let sound = try? DeviceAudioSink()
 player.setVideoSink(window)

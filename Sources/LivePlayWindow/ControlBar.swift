@@ -58,6 +58,9 @@ struct ControlBar {
     private(set) var lastActivity: Duration?
     /// A drag on the seek bar or the volume slider, and where along it the pointer is (0–1).
     private(set) var drag: (control: Control, fraction: Double)?
+    /// The pointer rests on the seek bar: where (its x) and the time under it, in ``seekSeconds(at:)``'s terms, to
+    /// ten milliseconds: the thumbnail's place and time.
+    private(set) var hover: (x: Int, seconds: Double)?
 
     var isDragging: Bool { drag != nil }
 
@@ -169,12 +172,35 @@ struct ControlBar {
     /// for the release).
     mutating func motion(toX x: Int, y: Int, in view: PictureSize, at now: Duration) -> [Effect] {
         lastActivity = now
+        let hovered = hover(atX: x, y: y, in: view)
+        var effects: [Effect] = []
+        if hovered?.seconds != hover?.seconds { effects.append(.action(.preview(seconds: hovered?.seconds))) }
+        hover = hovered
         guard let current = drag, let frame = layout(in: view).controls.first(where: { $0.control == current.control })
-        else { return [] }
+        else { return effects }
         let fraction = Self.fraction(x, along: frame.frame)
-        guard fraction != current.fraction else { return [] }
+        guard fraction != current.fraction else { return effects }
         drag = (current.control, fraction)
-        return current.control == .volume ? [volumeEffect()] : []
+        return effects + (current.control == .volume ? [volumeEffect()] : [])
+    }
+
+    /// Where on the seek bar the pointer at (`x`, `y`) rests, and the time there; nil off it, while dragging, or where
+    /// there is no time to show (no duration known, a live stream).
+    private func hover(atX x: Int, y: Int, in view: PictureSize) -> (x: Int, seconds: Double)? {
+        guard drag == nil, let (control, frame) = control(atX: x, y: y, in: view), control == .seekBar,
+            let seconds = seekSeconds(at: Self.fraction(x, along: frame))
+        else { return nil }
+        return (x, (seconds * 100).rounded() / 100)
+    }
+
+    /// The time `fraction` of the way along the seek bar: from the start of the media on demand, in the time-shift
+    /// window's terms with time-shift (what ``PlayerWindow/Action/seek(seconds:)`` takes); nil without either.
+    func seekSeconds(at fraction: Double) -> Double? {
+        switch timeline {
+        case .onDemand(_, let duration): duration > 0 ? fraction * duration : nil
+        case .timeShift(_, let start, let end, _): start + fraction * (end - start)
+        case .live: nil
+        }
     }
 
     /// The left button came up: a drag on the seek bar seeks where it ended.
@@ -183,15 +209,8 @@ struct ControlBar {
         drag = nil
         lastActivity = now
         guard current.control == .seekBar else { return [] }
-        switch timeline {
-        case .onDemand(_, let duration):
-            // Without a duration there is nowhere along the bar to go.
-            return duration > 0 ? [.action(.seek(seconds: current.fraction * duration))] : []
-        case .timeShift(_, let start, let end, _):
-            return [.action(.seek(seconds: start + current.fraction * (end - start)))]
-        case .live:
-            return []
-        }
+        // Without a duration there is nowhere along the bar to go.
+        return seekSeconds(at: current.fraction).map { [.action(.seek(seconds: $0))] } ?? []
     }
 
     private func volumeEffect() -> Effect {

@@ -46,6 +46,26 @@ extension WindowRenderer {
                 fillRects(Self.corners(in: icon))
             }
         }
+        if let hover = bar.hover, let thumbnail { drawThumbnail(thumbnail, at: hover, above: frame, textSize: textSize) }
+    }
+
+    /// The thumbnail above the seek bar, centred on the pointer (kept inside the window), framed in white, with the
+    /// time it shows along its foot.
+    private func drawThumbnail(
+        _ thumbnail: (texture: OpaquePointer, width: Int, height: Int), at hover: (x: Int, seconds: Double),
+        above bar: BarRectangle, textSize: Int
+    ) {
+        let border = 2
+        let x = min(max(border, hover.x - thumbnail.width / 2), size.width - thumbnail.width - border)
+        let y = bar.y - thumbnail.height - border - bar.height / 4
+        fillBox(
+            x: x - border, y: y - border, width: thumbnail.width + 2 * border, height: thumbnail.height + 2 * border,
+            alpha: 255, gray: 255)
+        var destination = SDL_Rect(x: Int32(x), y: Int32(y), w: Int32(thumbnail.width), h: Int32(thumbnail.height))
+        SDL_RenderCopy(renderer, thumbnail.texture, nil, &destination)
+        let strip = BarRectangle(x: x, y: y + thumbnail.height - textSize * 3 / 2, width: thumbnail.width, height: textSize * 3 / 2)
+        fillBox(x: strip.x, y: strip.y, width: strip.width, height: strip.height, alpha: 160)
+        drawCentred(ControlBar.clock(hover.seconds), in: strip, size: textSize)
     }
 
     /// `words` in the window's font, centred in `box`.

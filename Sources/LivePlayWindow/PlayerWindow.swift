@@ -62,6 +62,9 @@ public final class PlayerWindow: VideoSink, Sendable {
         case seek(seconds: Double)
         /// Left / right: this many seconds back (negative) or on from where playback is (a file, a time-shift window).
         case seekBy(seconds: Double)
+        /// The pointer rests on the seek bar at this time (as ``seek(seconds:)`` takes it), or left it (nil): a front
+        /// end that can answers with ``PlayerWindow/setThumbnail(_:seconds:)``.
+        case preview(seconds: Double?)
         case mode(LatencyMode)
         /// `l`, or the control bar's `GO LIVE`: to the live edge now.
         case goLive
@@ -132,6 +135,8 @@ public final class PlayerWindow: VideoSink, Sendable {
         var wakeEvent: UInt32 = 0
         var rendererName = ""
         var textFallbackReason: String?
+        /// The picture shown over the seek bar where the pointer rests, and the time it was asked for.
+        var thumbnail: (picture: RGBPicture, seconds: Double)?
     }
 
     /// SDL's name for the renderer drawing the window (`opengl` where there is GL, else `software`).
@@ -217,6 +222,19 @@ public final class PlayerWindow: VideoSink, Sendable {
         }
         Self.wake(event)
     }
+
+    /// The picture for ``Action/preview(seconds:)`` at `seconds` (nil: none), shown over the seek bar while the
+    /// pointer rests there: at most ``thumbnailSize``.
+    public func setThumbnail(_ picture: RGBPicture?, seconds: Double) {
+        let event = state.withLock {
+            $0.thumbnail = picture.map { ($0, seconds) }
+            return $0.wakeEvent
+        }
+        Self.wake(event)
+    }
+
+    /// The largest thumbnail the window shows over its seek bar.
+    public static let thumbnailSize = PictureSize(width: 192, height: 108)
 
     /// A word the window shows on the picture (top centre) and after its title (“loading…”, “reconnecting…”,
     /// “paused”), or nil for none: seen in fullscreen and without a window manager too.
@@ -323,9 +341,9 @@ public final class PlayerWindow: VideoSink, Sendable {
                             clicks = count
                         }
                     case .motion(let x, let y)?:
-                        let dragging = renderer.bar.isDragging
+                        let (dragging, hover) = (renderer.bar.isDragging, renderer.bar.hover?.seconds)
                         carryOut(renderer.bar.motion(toX: x, y: y, in: renderer.size, at: now))
-                        barChanged = barChanged || dragging
+                        barChanged = barChanged || dragging || renderer.bar.hover?.seconds != hover
                     case .release?:
                         carryOut(renderer.bar.release(at: now))
                         barChanged = true
@@ -365,15 +383,20 @@ public final class PlayerWindow: VideoSink, Sendable {
                 pendingClick = nil
                 onAction(.togglePause)
             }
-            let (frame, status, muted, overlay, requests, isClosing, playback) = state.withLock { state in
+            let (frame, status, muted, overlay, requests, isClosing, playback, thumbnail) = state.withLock { state in
                 defer {
                     state.pending = nil
                     state.readBackRequests = []
                 }
                 return (
                     state.pending, (state.titleText, state.statusText), state.muted, state.overlayLines,
-                    state.readBackRequests, state.closing, (state.timeline, state.paused, state.volume)
+                    state.readBackRequests, state.closing, (state.timeline, state.paused, state.volume),
+                    state.thumbnail
                 )
+            }
+            if thumbnail?.seconds != renderer.thumbnailSeconds {
+                renderer.setThumbnail(thumbnail?.picture, seconds: thumbnail?.seconds)
+                barChanged = true
             }
             if overlay != renderer.overlay {
                 renderer.overlay = overlay

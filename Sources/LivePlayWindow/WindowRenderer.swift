@@ -36,6 +36,10 @@ final class WindowRenderer {
     var now = Duration.zero
     /// The last redraw drew the control bar.
     private(set) var barDrawn = false
+    /// The picture over the seek bar where the pointer rests (``PlayerWindow/setThumbnail(_:seconds:)``), its size,
+    /// and the time it was asked for.
+    var thumbnail: (texture: OpaquePointer, width: Int, height: Int)?
+    private(set) var thumbnailSeconds: Double?
     /// The words on the picture, in a TrueType font.
     let text: WindowText
     /// The caption on screen with the picture (``FrameTiming/caption``) is drawn (`c`).
@@ -83,6 +87,7 @@ final class WindowRenderer {
     func close() {
         text.close()
         if let texture { SDL_DestroyTexture(texture) }
+        setThumbnail(nil, seconds: nil)
         SDL_DestroyRenderer(renderer)
         SDL_DestroyWindow(window)
         SDL_QuitSubSystem(SDL_INIT_VIDEO)
@@ -314,6 +319,26 @@ final class WindowRenderer {
                 texture, nil, base(0), Int32(planes[0].stride), base(1), Int32(planes[1].stride), base(2),
                 Int32(planes[2].stride)) == 0
         }
+    }
+
+    /// Uploads the seek bar's thumbnail (nil: none).
+    func setThumbnail(_ picture: RGBPicture?, seconds: Double?) {
+        if let old = thumbnail { SDL_DestroyTexture(old.texture) }
+        thumbnail = nil
+        thumbnailSeconds = seconds
+        guard let picture, picture.width > 0, picture.height > 0,
+            let texture = SDL_CreateTexture(
+                renderer, SDL_PIXELFORMAT_RGB24.rawValue, Int32(SDL_TEXTUREACCESS_STATIC.rawValue), Int32(picture.width),
+                Int32(picture.height))
+        else { return }
+        let uploaded = picture.pixels.withUnsafeBytes {
+            SDL_UpdateTexture(texture, nil, $0.baseAddress, Int32(picture.width * 3)) == 0
+        }
+        guard uploaded else {
+            SDL_DestroyTexture(texture)
+            return
+        }
+        thumbnail = (texture, picture.width, picture.height)
     }
 
     private func texture(format: UInt32, width: Int, height: Int) -> OpaquePointer? {

@@ -313,7 +313,10 @@ struct PlayCommand: AsyncParsableCommand {
                 let opened = try await WindowFrontEnd(
                     title: "liveplay — \(shown)", player: player, stop: stop, log: log, renderMode: outputs.renderMode.mode,
                     rotation: RenderRotation(rawValue: outputs.rotation) ?? .rotation0,
-                    showsCaptions: captions.map { $0 != .off } ?? false)
+                    showsCaptions: captions.map { $0 != .off } ?? false,
+                    thumbnailsFrom: targets.count == 1 ? (try? StreamAddress(parsing: target)).flatMap {
+                        $0.isLocalFile ? $0.path : nil
+                    } : nil)
                 player.setVideoSink(VideoFanOut([presented, opened.window] + sinks.video))
                 player.setAudioSink(opened.sound)
                 player.listener = WindowStatus(report, frontEnd: opened, timeShift: timeshift != nil)

@@ -11,6 +11,9 @@ final class WindowFrontEnd: Sendable {
     let sound: DeviceAudioSink?
     private let player: LivePlayer
     private let log: EventLog
+    /// The seek bar's preview of a local file, on the first hover.
+    private let thumbnailPath: String?
+    private let thumbnails = Mutex<ThumbnailReader?>(nil)
     /// What the keys have set; the player is told outside the lock.
     private let state: Mutex<State>
 
@@ -26,10 +29,11 @@ final class WindowFrontEnd: Sendable {
     /// Opens the window and the sound device; `stop` ends playback on `q`, Escape or closing the window.
     init(
         title: String, player: LivePlayer, stop: StopSignal, log: EventLog, renderMode: RenderMode,
-        rotation: RenderRotation, showsCaptions: Bool = false
+        rotation: RenderRotation, showsCaptions: Bool = false, thumbnailsFrom thumbnailPath: String? = nil
     ) async throws(WindowError) {
         self.player = player
         self.log = log
+        self.thumbnailPath = thumbnailPath
         state = Mutex(State(rotation: rotation))
         let actions = LockedActions()
         window = try await PlayerWindow(options: PlayerWindow.Options(title: title, showsCaptions: showsCaptions)) {
@@ -62,6 +66,7 @@ final class WindowFrontEnd: Sendable {
     }
 
     func close() async {
+        thumbnails.withLock { $0 }?.stop()
         await window.close()
         sound?.close()
     }
@@ -117,8 +122,26 @@ final class WindowFrontEnd: Sendable {
         case .nextVideoTrack, .nextAudioTrack:
             let kind: MediaKind = action == .nextVideoTrack ? .video : .audio
             if let next = state.withLock({ $0.tracks.next(kind) }) { player.selectTrack(kind, next) }
+        case .preview(let seconds?):
+            thumbnailReader()?.request(at: seconds, size: PlayerWindow.thumbnailSize)
+        case .preview(nil):
+            break
         case .toggleOverlay, .toggleCaptions, .quit:
             break
+        }
+    }
+
+    /// The local file's thumbnail reader, started on the first hover over the seek bar; nil for a stream or a file
+    /// over HTTP (their previews are not made).
+    private func thumbnailReader() -> ThumbnailReader? {
+        guard let thumbnailPath else { return nil }
+        return thumbnails.withLock { reader in
+            if reader == nil {
+                reader = ThumbnailReader(path: thumbnailPath) { [window] seconds, picture in
+                    window.setThumbnail(picture, seconds: seconds)
+                }
+            }
+            return reader
         }
     }
 

@@ -120,6 +120,40 @@ struct ControlBarTests {
         #expect(unknown.release(at: .seconds(11)).isEmpty, "no duration: no seek (not to 0)")
     }
 
+    /// Resting on the seek bar asks for a preview of the time there, once per time; leaving it says so once; a drag, a
+    /// live stream and a file of unknown length ask for none.
+    @Test func restingOnTheSeekBarAsksForAPreviewOfTheTimeThere() throws {
+        var bar = visibleBar(.onDemand(position: 65, duration: 200))
+        let frame = try #require(bar.layout(in: view).controls.first { $0.control == .seekBar }?.frame)
+        let (quarter, y) = (frame.x + (frame.width - 1) / 4, frame.y + frame.height / 2)
+        let asked = bar.motion(toX: quarter, y: y, in: view, at: .seconds(11))
+        guard asked.count == 1, case .action(.preview(let seconds?)) = asked[0] else {
+            throw ControlBarTestFailure(description: "one preview: \(asked)")
+        }
+        #expect(abs(seconds - 50) < 0.5, "a quarter of 200 s")
+        #expect(bar.hover?.x == quarter)
+        #expect(bar.motion(toX: quarter, y: y + 1, in: view, at: .seconds(11)).isEmpty, "the same time: asked once")
+        #expect(bar.motion(toX: quarter, y: y - 100, in: view, at: .seconds(12)) == [.action(.preview(seconds: nil))])
+        #expect(bar.hover == nil)
+        #expect(bar.motion(toX: quarter, y: y - 100, in: view, at: .seconds(12)).isEmpty, "left once")
+
+        _ = bar.press(atX: frame.x, y: y, in: view, at: .seconds(13))
+        #expect(bar.motion(toX: quarter, y: y, in: view, at: .seconds(13)).isEmpty, "no preview while dragging")
+        _ = bar.release(at: .seconds(13))
+        for timeline in [PlayerWindow.Timeline.live, .onDemand(position: 5, duration: 0)] {
+            var other = visibleBar(timeline)
+            #expect(other.motion(toX: quarter, y: y, in: view, at: .seconds(11)).isEmpty, "\(timeline)")
+        }
+        var shifted = visibleBar(.timeShift(position: 100, start: 40, end: 160, atLiveEdge: false))
+        let shiftedFrame = try #require(shifted.layout(in: view).controls.first { $0.control == .seekBar }?.frame)
+        let middle = shifted.motion(
+            toX: shiftedFrame.x + (shiftedFrame.width - 1) / 2, y: y, in: view, at: .seconds(11))
+        guard middle.count == 1, case .action(.preview(let seconds?)) = middle[0] else {
+            throw ControlBarTestFailure(description: "one preview: \(middle)")
+        }
+        #expect(abs(seconds - 100) < 0.5, "the middle of the time-shift window")
+    }
+
     @Test func theVolumeSliderSetsTheVolumeAsItIsDragged() throws {
         var bar = visibleBar(.live)
         let frame = try #require(bar.layout(in: view).controls.first { $0.control == .volume }?.frame)

@@ -125,6 +125,64 @@ extension WindowCommandTests {
         run.process.waitUntilExit()
     }
 
+    /// A pointer resting on the on-demand seek bar shows the keyframe there above it. The file's pictures are black
+    /// but for a white flash at the start of each second, and x264 put a keyframe on each flash (23 ms into the
+    /// second) and on the black after it (123 ms): resting where the time is 15.05 s or so shows a white box over
+    /// the black picture, with `0:15` along its foot (OCR); off the bar it is gone.
+    @Test func aPointerOnTheSeekBarShowsTheKeyframeThere() async throws {
+        guard Self.hasDisplay, Self.hasOCR else { return }
+        let run = try WindowRun([], source: try Fixture.flashBeep.path())
+        #expect(await run.playing())
+        let timeline = PlayerWindow.Timeline.onDemand(position: 0, duration: 20)
+        let seekBar = try run.bar(.seekBar, timeline: timeline)
+        var layout = ControlBar()
+        layout.timeline = timeline
+        // The first pixel from three quarters on where the time is between the flash's keyframe and the next.
+        let x = try #require(
+            (seekBar.x + (seekBar.width - 1) * 3 / 4..<seekBar.x + seekBar.width).first { x in
+                let seconds = layout.seekSeconds(at: Double(x - seekBar.x) / Double(seekBar.width - 1)) ?? 0
+                return seconds >= 15.045 && seconds <= 15.1
+            })
+        /// The mean gray where the thumbnail goes (above its time strip, around the pointer) and at the picture's
+        /// left edge, the same rows: white over black, or black beside black (a flash whitens both).
+        func thumbnailAndBeside() throws -> (thumbnail: Double, beside: Double) {
+            let shot = try run.screenshot()
+            func mean(_ columns: Range<Int>) -> Double {
+                let rows = (seekBar.y - 110)..<(seekBar.y - 45)
+                let sum = rows.reduce(0) { total, row in
+                    columns.reduce(total) { $0 + Int(shot.gray[row * shot.width + $1]) }
+                }
+                return Double(sum) / Double(rows.count * columns.count)
+            }
+            return (mean((x - 50)..<(x + 50)), mean(40..<140))
+        }
+        try run.move(toX: seekBar.x + 2, y: seekBar.y - 20)
+        try await Task.sleep(for: .milliseconds(200))
+        try run.move(toX: x, y: seekBar.y + seekBar.height / 2)
+        var shown = (thumbnail: 0.0, beside: 0.0)
+        _ = try await eventually(within: .seconds(2)) {
+            shown = try thumbnailAndBeside()
+            return shown.thumbnail > 180 && shown.beside < 80
+        }
+        let strip = ControlBar.height(forWindowHeight: try run.display.geometry(ofWindowNamed: run.title).height)
+        let textSize = max(10, strip * 2 / 5)
+        let time = try run.ocr(
+            x: x - 60, y: seekBar.y - strip / 4 - 2 - textSize * 3 / 2, width: 120, height: textSize * 3 / 2,
+            singleLine: true, binarized: true)
+        try run.move(toX: x, y: 200)
+        var gone = shown
+        _ = try await eventually(within: .seconds(2)) {
+            gone = try thumbnailAndBeside()
+            return gone.thumbnail < 80 && gone.beside < 80
+        }
+        print("thumbnail region (mean gray, beside): \(shown) on the bar, \(gone) off it; its time by OCR: \(time)")
+        #expect(shown.thumbnail > 180 && shown.beside < 80, "a white keyframe over the black picture: \(shown)")
+        #expect(time.trimmingCharacters(in: .whitespacesAndNewlines) == "0:15", "the time under the pointer: \(time)")
+        #expect(gone.thumbnail < 80, "gone off the bar: \(gone)")
+        try run.press("q")
+        run.process.waitUntilExit()
+    }
+
     /// CC on the on-demand bar (a file with a caption and no duration in its metadata) hides the caption.
     @Test func theCaptionsButtonHidesTheCaptions() async throws {
         guard Self.hasDisplay else { return }
