@@ -111,7 +111,8 @@ let window = try await PlayerWindow(options: .init(title: "window-player — \(R
     keys.handle(action, player: player)
 }
 if !url.contains("://") {
-    keys.preview(with: ThumbnailReader(path: url) { seconds, picture in window.setThumbnail(picture, seconds: seconds) })
+    keys.preview(
+        with: ThumbnailReader(path: url) { seconds, picture in window.setThumbnail(picture, seconds: seconds) })
 }
 let sound = try? DeviceAudioSink()
 player.setVideoSink(window)

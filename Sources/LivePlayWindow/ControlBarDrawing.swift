@@ -46,7 +46,9 @@ extension WindowRenderer {
                 fillRects(Self.corners(in: icon))
             }
         }
-        if let hover = bar.hover, let thumbnail { drawThumbnail(thumbnail, at: hover, above: frame, textSize: textSize) }
+        if let hover = bar.hover, let thumbnail {
+            drawThumbnail(thumbnail, at: hover, above: frame, textSize: textSize)
+        }
     }
 
     /// The thumbnail above the seek bar, centred on the pointer (kept inside the window), framed in white, with the
@@ -63,7 +65,9 @@ extension WindowRenderer {
             alpha: 255, gray: 255)
         var destination = SDL_Rect(x: Int32(x), y: Int32(y), w: Int32(thumbnail.width), h: Int32(thumbnail.height))
         SDL_RenderCopy(renderer, thumbnail.texture, nil, &destination)
-        let strip = BarRectangle(x: x, y: y + thumbnail.height - textSize * 3 / 2, width: thumbnail.width, height: textSize * 3 / 2)
+        let stripHeight = textSize * 3 / 2
+        let strip = BarRectangle(
+            x: x, y: y + thumbnail.height - stripHeight, width: thumbnail.width, height: stripHeight)
         fillBox(x: strip.x, y: strip.y, width: strip.width, height: strip.height, alpha: 160)
         drawCentred(ControlBar.clock(hover.seconds), in: strip, size: textSize)
     }

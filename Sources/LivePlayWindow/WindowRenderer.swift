@@ -328,8 +328,8 @@ final class WindowRenderer {
         thumbnailSeconds = seconds
         guard let picture, picture.width > 0, picture.height > 0,
             let texture = SDL_CreateTexture(
-                renderer, SDL_PIXELFORMAT_RGB24.rawValue, Int32(SDL_TEXTUREACCESS_STATIC.rawValue), Int32(picture.width),
-                Int32(picture.height))
+                renderer, SDL_PIXELFORMAT_RGB24.rawValue, Int32(SDL_TEXTUREACCESS_STATIC.rawValue),
+                Int32(picture.width), Int32(picture.height))
         else { return }
         let uploaded = picture.pixels.withUnsafeBytes {
             SDL_UpdateTexture(texture, nil, $0.baseAddress, Int32(picture.width * 3)) == 0
