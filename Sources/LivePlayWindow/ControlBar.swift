@@ -61,6 +61,8 @@ struct ControlBar {
     /// The pointer rests on the seek bar: where (its x) and the time under it, in ``seekSeconds(at:)``'s terms, to
     /// ten milliseconds: the thumbnail's place and time.
     private(set) var hover: (x: Int, seconds: Double)?
+    /// The pointer is over the bar: it stays shown (Brightcove's bar does not hide under the pointer).
+    private(set) var pointerOnBar = false
 
     var isDragging: Bool { drag != nil }
 
@@ -69,10 +71,17 @@ struct ControlBar {
     /// A mouse move or a key: the bar shows, for ``hideAfter`` from `now`.
     mutating func activity(at now: Duration) { lastActivity = now }
 
-    /// Shown from a move or key until ``hideAfter`` later, and all through a drag.
+    /// Shown from a move or key until ``hideAfter`` later, all through a drag, and while the pointer is over it.
     func isVisible(at now: Duration) -> Bool {
         guard let lastActivity else { return false }
-        return drag != nil || now - lastActivity < Self.hideAfter
+        return drag != nil || pointerOnBar || now - lastActivity < Self.hideAfter
+    }
+
+    /// The pointer left the window: the bar hides ``hideAfter`` after the last move, and no preview is wanted.
+    mutating func pointerLeft() -> [Effect] {
+        pointerOnBar = false
+        defer { hover = nil }
+        return hover == nil ? [] : [.action(.preview(seconds: nil))]
     }
 
     // MARK: layout
@@ -172,6 +181,7 @@ struct ControlBar {
     /// for the release).
     mutating func motion(toX x: Int, y: Int, in view: PictureSize, at now: Duration) -> [Effect] {
         lastActivity = now
+        pointerOnBar = layout(in: view).bar.contains(x: x, y: y)
         let hovered = hover(atX: x, y: y, in: view)
         var effects: [Effect] = []
         if hovered?.seconds != hover?.seconds { effects.append(.action(.preview(seconds: hovered?.seconds))) }

@@ -347,6 +347,9 @@ public final class PlayerWindow: VideoSink, Sendable {
                     case .release?:
                         carryOut(renderer.bar.release(at: now))
                         barChanged = true
+                    case .left?:
+                        carryOut(renderer.bar.pointerLeft())
+                        barChanged = true
                     case nil:
                         if event.type == SDL_KEYDOWN.rawValue { renderer.bar.activity(at: now) }
                     }

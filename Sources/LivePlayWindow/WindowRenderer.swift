@@ -387,6 +387,8 @@ final class WindowRenderer {
         /// The left button came up.
         case release
         case motion(x: Int, y: Int)
+        /// The pointer left the window.
+        case left
     }
 
     static func pointer(_ event: SDL_Event) -> Pointer? {
@@ -399,6 +401,8 @@ final class WindowRenderer {
         // is no reason to show the control bar.
         case SDL_MOUSEMOTION.rawValue where event.motion.xrel != 0 || event.motion.yrel != 0:
             return .motion(x: Int(event.motion.x), y: Int(event.motion.y))
+        case SDL_WINDOWEVENT.rawValue where UInt32(event.window.event) == SDL_WINDOWEVENT_LEAVE.rawValue:
+            return .left
         default:
             return nil
         }

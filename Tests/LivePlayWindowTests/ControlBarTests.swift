@@ -78,6 +78,16 @@ struct ControlBarTests {
         #expect(!bar.isVisible(at: .seconds(8)), "3 s after the last move")
         bar.activity(at: .seconds(20))
         #expect(bar.isVisible(at: .seconds(22)) && !bar.isVisible(at: .seconds(23)), "a key shows it too")
+
+        // A pointer resting on the bar keeps it; leaving the window or moving off it starts the 3 s again.
+        let onBar = view.height - ControlBar.height(forWindowHeight: view.height) / 2
+        _ = bar.motion(toX: 10, y: onBar, in: view, at: .seconds(30))
+        #expect(bar.isVisible(at: .seconds(60)), "under the pointer")
+        _ = bar.pointerLeft()
+        #expect(!bar.isVisible(at: .seconds(60)), "the pointer left the window 30 s after its last move")
+        _ = bar.motion(toX: 10, y: onBar, in: view, at: .seconds(70))
+        _ = bar.motion(toX: 10, y: 10, in: view, at: .seconds(71))
+        #expect(bar.isVisible(at: .milliseconds(73_999)) && !bar.isVisible(at: .seconds(74)), "off the bar")
     }
 
     @Test func buttonsDoTheirControlAndTheRestOfThePictureIsTheClickItWas() throws {
