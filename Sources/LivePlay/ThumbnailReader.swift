@@ -124,7 +124,8 @@ extension RGBPicture {
 }
 
 /// Where a local FLV file's video keyframes and sequence headers are, found by reading each tag's header and the
-/// first two bytes of each video tag's body.
+/// first two bytes of each video tag's body; the scan ends at the end of the file or at bytes that are not a tag
+/// header (``FLVTagFramer/header(_:at:maximumTagSize:)``, with the framer's bound on a tag's size).
 struct KeyframeIndex {
     struct Keyframe {
         /// Milliseconds from the file's first tag.
@@ -138,19 +139,22 @@ struct KeyframeIndex {
 
     /// nil when the file does not open or is not FLV.
     init?(path: String) {
-        guard let file = FileHandle(forReadingAtPath: path),
-            let header = try? file.read(upToCount: 9), header.count == 9, header.starts(with: [0x46, 0x4C, 0x56])
+        guard let file = FileHandle(forReadingAtPath: path), let length = try? file.seekToEnd(),
+            (try? file.seek(toOffset: 0)) != nil, let header = try? file.read(upToCount: 9), header.count == 9,
+            header.starts(with: [0x46, 0x4C, 0x56])
         else { return nil }
         self.file = file
         var offset = Int64(header[5...8].reduce(0) { $0 << 8 | UInt32($1) }) + 4
         var first: Int64?
-        while (try? file.seek(toOffset: UInt64(offset))) != nil,
-            let head = try? file.read(upToCount: 13), head.count == 13
+        while (try? file.seek(toOffset: UInt64(offset))) != nil, let read = try? file.read(upToCount: 13),
+            case let head = [UInt8](read), head.count == 13,
+            let (type, size, timestamp) = FLVTagFramer.header(head, at: 0, maximumTagSize: Self.maximumTagSize),
+            // A tag cut off by the end of the file is not one.
+            offset + 11 + Int64(size) <= Int64(length)
         {
-            let size = Int64(head[1]) << 16 | Int64(head[2]) << 8 | Int64(head[3])
-            let time = Int64(head[7]) << 24 | Int64(head[4]) << 16 | Int64(head[5]) << 8 | Int64(head[6])
+            let time = Int64(timestamp)
             if first == nil { first = time }
-            if head[0] & 0x1F == FLVTagType.video.rawValue, size >= 2 {
+            if type == FLVTagType.video.rawValue, size >= 2 {
                 let tag = FLVTag(type: FLVTagType.video.rawValue, timestamp: 0, body: [head[11], head[12]])
                 if tag.isSequenceHeader {
                     sequenceHeaders.append(offset)
@@ -158,9 +162,12 @@ struct KeyframeIndex {
                     keyframes.append(Keyframe(time: time - (first ?? time), offset: offset))
                 }
             }
-            offset += 11 + size + 4
+            offset += 11 + Int64(size) + 4
         }
     }
+
+    /// The framer's bound on a tag's body.
+    private static let maximumTagSize = FLVTagFramer().maximumTagSize
 
     /// The keyframe at or before `seconds`, else the first.
     func keyframe(at seconds: Double) -> Keyframe? {
@@ -175,13 +182,12 @@ struct KeyframeIndex {
     func tags(at offsets: [Int64]) -> [FLVTag]? {
         var tags: [FLVTag] = []
         for offset in offsets {
-            guard (try? file.seek(toOffset: UInt64(offset))) != nil, let head = try? file.read(upToCount: 11),
-                head.count == 11
+            guard (try? file.seek(toOffset: UInt64(offset))) != nil, let read = try? file.read(upToCount: 11),
+                let (type, size, timestamp) = FLVTagFramer.header(
+                    [UInt8](read), at: 0, maximumTagSize: Self.maximumTagSize),
+                let body = try? file.read(upToCount: size), body.count == size
             else { return nil }
-            let size = Int(head[1]) << 16 | Int(head[2]) << 8 | Int(head[3])
-            let time = UInt32(head[7]) << 24 | UInt32(head[4]) << 16 | UInt32(head[5]) << 8 | UInt32(head[6])
-            guard let body = try? file.read(upToCount: size), body.count == size else { return nil }
-            tags.append(FLVTag(type: head[0] & 0x1F, timestamp: time, body: [UInt8](body)))
+            tags.append(FLVTag(type: type, timestamp: timestamp, body: [UInt8](body)))
         }
         return tags
     }

@@ -44,6 +44,25 @@ import Testing
         }
     }
 
+    /// A file cut off mid-tag (a download stopped, garbage after it): the keyframes before the cut still preview.
+    @Test func aCutFileStillPreviewsTheKeyframesBeforeTheCut() async throws {
+        let source = try Fixture.longH264AAC.path()
+        let pictures = try Self.decodedPictures(source)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: source))
+        let path = NSTemporaryDirectory() + "liveplay-cut-\(UUID().uuidString).flv"
+        try (bytes.prefix(bytes.count / 2) + Data(repeating: 0xFF, count: 64)).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let delivered = Locked<RGBPicture??>(nil)
+        let reader = ThumbnailReader(path: path) { _, picture in delivered.set(picture) }
+        defer { reader.stop() }
+        reader.request(at: 60, size: PictureSize(width: 320, height: 240))
+        #expect(await eventually { delivered.get() != nil })
+        let picture = try #require(delivered.get() ?? nil, "a keyframe from the first half")
+        let keyframes = [23, 2023, 4023, 6023, 8023].compactMap { pictures[Int64($0)] }
+        #expect(keyframes.contains(picture), "one of the file's keyframes, as decoded")
+        #expect(picture != pictures[8023], "not the last, which was cut off")
+    }
+
     @Test func aFileThatIsNotFLVGivesNoPicture() async throws {
         let path = NSTemporaryDirectory() + "liveplay-not-flv-\(UUID().uuidString)"
         try Data("not a video".utf8).write(to: URL(fileURLWithPath: path))

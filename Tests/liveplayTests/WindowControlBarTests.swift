@@ -156,8 +156,6 @@ extension WindowCommandTests {
             }
             return (mean((x - 50)..<(x + 50)), mean(40..<140))
         }
-        try run.move(toX: seekBar.x + 2, y: seekBar.y - 20)
-        try await Task.sleep(for: .milliseconds(200))
         try run.move(toX: x, y: seekBar.y + seekBar.height / 2)
         var shown = (thumbnail: 0.0, beside: 0.0)
         _ = try await eventually(within: .seconds(2)) {
