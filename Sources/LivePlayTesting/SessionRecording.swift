@@ -120,6 +120,10 @@ public final class RecordingSink: VideoSink, AudioSink, @unchecked Sendable {
         public var at: ContinuousClock.Instant
         /// The picture's framemd5-compatible MD5, when the sink was made with `hashesPictures`.
         public var md5: String?
+
+        public init(timing: FrameTiming, width: Int, height: Int, at: ContinuousClock.Instant, md5: String? = nil) {
+            (self.timing, self.width, self.height, self.at, self.md5) = (timing, width, height, at, md5)
+        }
     }
 
     /// A block of sound as handed over.
@@ -129,6 +133,10 @@ public final class RecordingSink: VideoSink, AudioSink, @unchecked Sendable {
         public var frames: Int
         public var sampleRate: Int
         public var at: ContinuousClock.Instant
+
+        public init(pts: MediaTimestamp, rate: Double, frames: Int, sampleRate: Int, at: ContinuousClock.Instant) {
+            (self.pts, self.rate, self.frames, self.sampleRate, self.at) = (pts, rate, frames, sampleRate, at)
+        }
     }
 
     private let lock = NSLock()
@@ -164,12 +172,36 @@ public final class RecordingSink: VideoSink, AudioSink, @unchecked Sendable {
 
     /// For each block of sound, how much earlier (+) or later (−) it left than the picture of the same
     /// media instant, in ms: the picture's hand-over time is interpolated between the two pictures around it.
+    ///
+    /// When the player paused both the sound and the pictures between those two (the pictures' gap over 25 ms
+    /// longer than their media at the block's rate, and a gap as long in the sound within it: a short loading,
+    /// or the session's thread not run), the picture clock did not run through the gap, and interpolating across
+    /// it would charge the pause to the block. The block is then measured against the picture on its own side of
+    /// the pause, at its rate; `acrossPauses` counts these. A picture late while the sound went on is no such
+    /// pause, and is interpolated as ever.
+    ///
     /// With `watch`, a block is left out when the machine stalled (``StallWatch``) between the picture before it
     /// and the later of itself and the picture after it, or within 50 ms of that: `leftOut` counts them.
-    public func audioVideoOffsets(leavingOutStallsOf watch: StallWatch? = nil) -> (offsets: [Int64], leftOut: Int) {
-        let pictures = self.pictures.dropFirst()  // the first is a poster shown before playback begins
+    public func audioVideoOffsets(
+        leavingOutStallsOf watch: StallWatch? = nil
+    ) -> (offsets: [Int64], leftOut: Int, acrossPauses: Int) {
+        // The first picture is a poster shown before playback begins.
+        Self.audioVideoOffsets(pictures: Array(pictures.dropFirst()), sounds: sounds, leavingOutStallsOf: watch)
+    }
+
+    /// ``audioVideoOffsets(leavingOutStallsOf:)`` of pictures and sounds as handed over.
+    public static func audioVideoOffsets(
+        pictures: [Picture], sounds: [Sound], leavingOutStallsOf watch: StallWatch? = nil
+    ) -> (offsets: [Int64], leftOut: Int, acrossPauses: Int) {
+        let slack = Duration.milliseconds(25)
+        // When the sound resumed after a pause: a block handed over 25 ms later than the media before it took.
+        let soundResumes = zip(sounds, sounds.dropFirst()).compactMap { before, after in
+            after.at - before.at > .milliseconds(Double(after.pts.milliseconds - before.pts.milliseconds) / before.rate)
+                + slack ? after.at : nil
+        }
         var offsets: [Int64] = []
         var leftOut = 0
+        var acrossPauses = 0
         for sound in sounds {
             guard let after = pictures.firstIndex(where: { $0.timing.pts >= sound.pts }), after > pictures.startIndex
             else { continue }
@@ -181,11 +213,20 @@ public final class RecordingSink: VideoSink, AudioSink, @unchecked Sendable {
                 leftOut += 1
                 continue
             }
-            let fraction = Double(sound.pts.milliseconds - earlier.timing.pts.milliseconds) / span
-            let shown = earlier.at + (later.at - earlier.at) * fraction
+            let shown: ContinuousClock.Instant
+            if later.at - earlier.at > .milliseconds(span / sound.rate) + slack,
+                let resumed = soundResumes.first(where: { $0 > earlier.at && $0 <= later.at + slack })
+            {
+                acrossPauses += 1
+                let anchor = sound.at < resumed ? earlier : later
+                shown = anchor.at + .milliseconds(Double(sound.pts.milliseconds - anchor.timing.pts.milliseconds) / sound.rate)
+            } else {
+                let fraction = Double(sound.pts.milliseconds - earlier.timing.pts.milliseconds) / span
+                shown = earlier.at + (later.at - earlier.at) * fraction
+            }
             offsets.append((shown - sound.at).milliseconds)
         }
-        return (offsets, leftOut)
+        return (offsets, leftOut, acrossPauses)
     }
 }
 
