@@ -99,7 +99,7 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
     /// Multichannel sound is down-mixed to stereo for the sound sink: `layout`, `channels`, `to`.
     public static let audioDownmix = PlayEventCode(9019, "LIVEPLAY_EVT_AUDIO_DOWNMIX")
     /// A caption left the screen (``LivePlayConfiguration/captionChannel``): `start_ms`, `end_ms` (the times of the
-    /// pictures it showed with, stream time), `text` (lines separated by `\n`), `channel` (`CC1`, `CC3`).
+    /// pictures it showed with, stream time), `text` (lines separated by `\n`), `channel` (`CC1` to `CC4`, `TEXT`).
     public static let caption = PlayEventCode(9020, "LIVEPLAY_EVT_CAPTION")
     /// liveplay's own warning: the stream carries malformed data the demuxer skipped (a lying PreviousTagSize,
     /// an oversized tag, bad script data), reported at most once per kind every 10 s with counts.

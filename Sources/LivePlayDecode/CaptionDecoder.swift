@@ -6,10 +6,14 @@ import LivePlayCore
 /// pop-on caption displayed, an erase, a roll-up line at most every 200 ms) at the picture that carried it, so a
 /// player shows it with that picture. ``CaptionTimeline`` turns the changes into whole captions, with their ends.
 ///
-/// One channel per decoder (``CaptionChannel``).
+/// One channel per decoder (``CaptionChannel``). `cc_dec` reads a whole field as one channel: it takes the second
+/// data channel's control codes for the first's and writes both channels' text to one screen. So the pictures'
+/// data goes through a ``CEA608ChannelFilter`` first, which keeps only the chosen channel's pairs of its field,
+/// written as the first channel's.
 public final class CaptionDecoder {
     public let channel: CaptionChannel
     private let session: CodecSession
+    private var filter: CEA608ChannelFilter
     /// The text on screen, to tell a change from a repeat.
     private var screen = ""
 
@@ -17,10 +21,12 @@ public final class CaptionDecoder {
         guard let descriptor = avcodec_descriptor_get_by_name("eia_608") else {
             throw DecodeError(.decoderNotFound, "this libavcodec has no EIA-608 decoder")
         }
+        let field = channel.field ?? (0, 1)
         self.channel = channel
+        filter = CEA608ChannelFilter(fieldType: field.type, dataChannel: field.dataChannel)
         session = try CodecSession(
             codecID: descriptor.pointee.id, name: "eia_608", extradata: [], threadCount: 1, maximumPixels: 0,
-            options: ["data_field": channel == .cc1 ? "first" : "second", "real_time": "1"])
+            options: ["data_field": field.type == 0 ? "first" : "second", "real_time": "1"])
     }
 
     /// The screen from `frame` on, when its caption data changed it (the frames in presentation order).
@@ -28,7 +34,8 @@ public final class CaptionDecoder {
         guard let data = frame.closedCaptionData else { return nil }
         // In real-time mode the subtitle's own time is the change before (libavcodec 5.1): the change is this
         // picture's.
-        guard let subtitle = try session.decodeSubtitle(data, pts: frame.pts.milliseconds) else { return nil }
+        let kept = filter.keep(data)
+        guard let subtitle = try session.decodeSubtitle(kept, pts: frame.pts.milliseconds) else { return nil }
         let text = subtitle.lines.map(Self.plainText).filter { !$0.isEmpty }.joined(separator: "\n")
         guard text != screen else { return nil }
         screen = text
@@ -38,6 +45,7 @@ public final class CaptionDecoder {
     /// Forgets the screen (a seek: the pictures that follow are not the ones after it).
     public func reset() {
         session.reset()
+        filter.reset()
         screen = ""
     }
 

@@ -1,6 +1,6 @@
 public import LivePlayCore
 
-/// A caption: text shown from `start` until `end`, on a caption channel (`CC1`, `CC3`).
+/// A caption: text shown from `start` until `end`, on a caption channel (`CC1` to `CC4`, `TEXT`).
 public struct Caption: Sendable, Hashable {
     public var start: MediaTimestamp
     public var end: MediaTimestamp
@@ -16,15 +16,30 @@ public struct Caption: Sendable, Hashable {
     }
 }
 
-/// Where a caption comes from: a CEA-608 channel libavcodec decodes (the first of each field: its `cc_dec` reads
-/// no CC2 or CC4), or the text of the stream's script data (`onTextData`, `onCaption`).
+/// Where a caption comes from: a CEA-608 channel (two fields of two data channels each), or the text of the
+/// stream's script data (`onTextData`, `onCaption`).
 public enum CaptionChannel: String, Sendable, Hashable, CaseIterable {
-    /// Field 1: what players show.
+    /// Field 1, data channel 1: what players show.
     case cc1 = "CC1"
-    /// Field 2.
+    /// Field 1, data channel 2: often a second language.
+    case cc2 = "CC2"
+    /// Field 2, data channel 1.
     case cc3 = "CC3"
+    /// Field 2, data channel 2.
+    case cc4 = "CC4"
     /// The stream's script-data captions, shown whichever 608 channel is chosen.
     case text = "TEXT"
+
+    /// The 608 field (A/53 `cc_type`: 0 the first, 1 the second) and its data channel (1, 2); nil for `text`.
+    public var field: (type: UInt8, dataChannel: Int)? {
+        switch self {
+        case .cc1: (0, 1)
+        case .cc2: (0, 2)
+        case .cc3: (1, 1)
+        case .cc4: (1, 2)
+        case .text: nil
+        }
+    }
 }
 
 /// What a caption channel shows from a picture on: its text (lines separated by `\n`), empty once erased.

@@ -22,16 +22,30 @@ public enum CaptionFixture {
     ///     and the pictures (presentation index) where loading starts and the erase is sent.
     ///   - scriptCaptions: `onTextData` messages (their text, and their time in milliseconds), each written before
     ///     the first picture decoded at or after its time.
+    ///   - otherChannels: captions on CC2, CC3 or CC4 (`channel` 2, 3, 4) likewise. A field carries one pair per
+    ///     picture: the pictures of CC1's and CC2's captions (field 1), and of CC3's and CC4's (field 2), must not
+    ///     overlap.
     public static func make(
         seconds: Int = 4, pictureCaptions: [(text: String, load: Int, erase: Int)] = captions,
-        scriptCaptions: [(text: String, at: UInt32)] = []
+        scriptCaptions: [(text: String, at: UInt32)] = [],
+        otherChannels: [(channel: Int, text: String, load: Int, erase: Int)] = []
     ) throws -> String {
         let (_, source) = try EnhancedFixture.elementary(.h264, seconds: seconds)
-        var schedule: [Int: [UInt8]] = [:]
-        for caption in pictureCaptions {
-            for (offset, pair) in popOn(caption.text).enumerated() { schedule[caption.load + offset] = pair }
-            for (offset, pair) in [control(0x14, 0x2C), control(0x14, 0x2C)].enumerated() {
-                schedule[caption.erase + offset] = pair
+        // Each field's pair per picture (presentation index).
+        var schedule: [[Int: [UInt8]]] = [[:], [:]]
+        let all = pictureCaptions.map { (channel: 1, text: $0.text, load: $0.load, erase: $0.erase) } + otherChannels
+        for caption in all {
+            let field = caption.channel <= 2 ? 0 : 1
+            // Miscellaneous control codes: 0x14 CC1, 0x1C CC2, 0x15 CC3, 0x1D CC4; a preamble names only the data
+            // channel (0x14 or 0x1C, row 15).
+            let secondChannel: UInt8 = caption.channel % 2 == 0 ? 0x08 : 0
+            let misc = 0x14 + UInt8(field) + secondChannel
+            let loading = popOn(caption.text, misc: misc, preamble: 0x14 + secondChannel)
+            let placed = loading.enumerated().map { (caption.load + $0.offset, $0.element) }
+                + [(caption.erase, control(misc, 0x2C)), (caption.erase + 1, control(misc, 0x2C))]
+            for (picture, pair) in placed {
+                precondition(schedule[field][picture] == nil, "two captions at picture \(picture), field \(field + 1)")
+                schedule[field][picture] = pair
             }
         }
         // Each picture's place in presentation order: its caption bytes travel with it whatever the decode order.
@@ -49,24 +63,27 @@ public enum CaptionFixture {
                     name: "onTextData", [.object([AMF0Property("text", .string(next.text))])], timestamp: next.at)
                 script = script.dropFirst()
             }
-            let unit = sei(schedule[displayIndex[index]] ?? [0x80, 0x80])
+            let pairs = schedule.map { $0[displayIndex[index]] ?? [0x80, 0x80] }
+            let unit = sei(pairs[0], pairs[1])
             writer.writeVideo(
                 codecID: 7, packetType: .nalu, keyframe: packet.isKeyframe, timestamp: timestamp,
                 compositionTime: Int32(packet.pts - packet.dts), payload: SEIFixture.lengthPrefixed(unit) + packet.data)
         }
         let name = "captions" + pictureCaptions.map { "-\($0.load)" }.joined() + scriptCaptions.map { "-\($0.at)" }.joined()
+            + otherChannels.map { "-cc\($0.channel)-\($0.load)" }.joined()
         return try Fixtures.write(writer.bytes, name: name)
     }
 
-    /// The byte pairs of a pop-on caption on CC1.
-    static func popOn(_ text: String) -> [[UInt8]] {
-        var pairs = [control(0x14, 0x20), control(0x14, 0x20), control(0x14, 0x70), control(0x14, 0x70)]
+    /// The byte pairs of a pop-on caption, with the channel's first byte of its miscellaneous control codes and of
+    /// its preambles (CC1's by default).
+    static func popOn(_ text: String, misc: UInt8 = 0x14, preamble: UInt8 = 0x14) -> [[UInt8]] {
+        var pairs = [control(misc, 0x20), control(misc, 0x20), control(preamble, 0x70), control(preamble, 0x70)]
         var characters = Array(text.utf8)
         if characters.count % 2 == 1 { characters.append(0) }
         for index in stride(from: 0, to: characters.count, by: 2) {
             pairs.append([oddParity(characters[index]), oddParity(characters[index + 1])])
         }
-        return pairs + [control(0x14, 0x2F), control(0x14, 0x2F)]
+        return pairs + [control(misc, 0x2F), control(misc, 0x2F)]
     }
 
     private static func control(_ first: UInt8, _ second: UInt8) -> [UInt8] { [oddParity(first), oddParity(second)] }
@@ -77,10 +94,10 @@ public enum CaptionFixture {
         return low.nonzeroBitCount % 2 == 0 ? low | 0x80 : low
     }
 
-    /// An SEI NAL unit with one `user_data_registered_itu_t_t35` message: the A/53 `cc_data` with the pair on
-    /// field 1 and an empty field 2, emulation prevention applied.
-    private static func sei(_ pair: [UInt8]) -> [UInt8] {
-        let ccData: [UInt8] = [0xFC] + pair + [0xFD, 0x80, 0x80]
+    /// An SEI NAL unit with one `user_data_registered_itu_t_t35` message: the A/53 `cc_data` with a pair on each
+    /// field, emulation prevention applied.
+    private static func sei(_ first: [UInt8], _ second: [UInt8]) -> [UInt8] {
+        let ccData: [UInt8] = [0xFC] + first + [0xFD] + second
         let body: [UInt8] = [0xB5, 0x00, 0x31] + Array("GA94".utf8) + [0x03, 0x40 | 2, 0xFF] + ccData + [0xFF]
         let rbsp: [UInt8] = [4, UInt8(body.count)] + body + [0x80]
         var unit: [UInt8] = [6]

@@ -117,9 +117,9 @@ struct PlayCommand: AsyncParsableCommand {
 
     @Option(
         help: """
-            The CEA-608 caption channel read from the pictures (H.264 / HEVC SEI): cc1 (the default), cc3 or off. \
-            Each caption is logged as it leaves the screen (a `caption` JSON line, event 9020); given, the window \
-            shows them from the start (c shows / hides them).
+            The CEA-608 caption channel read from the pictures (H.264 / HEVC SEI): cc1 (the default), cc2, cc3, \
+            cc4 or off. Each caption is logged as it leaves the screen (a `caption` JSON line, event 9020); given, \
+            the window shows them from the start (c shows / hides them).
             """)
     var captions: CaptionOption?
 

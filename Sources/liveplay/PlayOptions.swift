@@ -61,10 +61,12 @@ struct TimeShiftWindow: ExpressibleByArgument {
     }
 }
 
-/// `--captions`: the CEA-608 channel decoded (libavcodec decodes the first channel of each field), or none.
+/// `--captions`: the CEA-608 channel decoded, or none.
 enum CaptionOption: String, CaseIterable, ExpressibleByArgument {
     case cc1
+    case cc2
     case cc3
+    case cc4
     case off
 
     init?(argument: String) {
@@ -74,7 +76,9 @@ enum CaptionOption: String, CaseIterable, ExpressibleByArgument {
     var channel: CaptionChannel? {
         switch self {
         case .cc1: .cc1
+        case .cc2: .cc2
         case .cc3: .cc3
+        case .cc4: .cc4
         case .off: nil
         }
     }

@@ -5,7 +5,8 @@ import Testing
 @testable import liveplay
 
 /// Captions from the CLI: a `caption` JSON line per caption as it leaves the screen, the same captions as WebVTT
-/// with `--captions-out`, none with `--captions off`; a caption file that cannot be written fails the run (74).
+/// with `--captions-out`, none with `--captions off`, another channel by name; a caption file that cannot be
+/// written fails the run (74).
 @Suite struct CaptionCommandTests {
     @Test func theLogAndTheWebVTTFileCarryTheCaptions() throws {
         let path = try CaptionFixture.make()
@@ -36,6 +37,20 @@ import Testing
         #expect(try !EventLogTests.lines(off.text).contains { $0["kind"] as? String == "caption" })
         let refused = try Binary.run([path, "--captions", "off", "--captions-out", vtt])
         #expect(refused.status == 64 && refused.standardError.contains("--captions-out"), "\(refused.standardError)")
+    }
+
+    /// `--captions cc2` logs field 1's second channel, and only it; `cc4` field 2's.
+    @Test func anotherChannelIsChosenByName() throws {
+        let path = try CaptionFixture.make(
+            pictureCaptions: [("HELLO WORLD", 5, 40)], otherChannels: [(2, "BONJOUR", 20, 60), (4, "HOLA", 20, 70)])
+        let expected = [("cc2", "CC2", "BONJOUR"), ("CC4", "CC4", "HOLA"), ("cc1", "CC1", "HELLO WORLD")]
+        for (option, channel, text) in expected {
+            let output = try Binary.run([path, "--json", "--captions", option])
+            #expect(output.status == 0, "\(output.standardError)")
+            let captions = try EventLogTests.lines(output.text).filter { $0["kind"] as? String == "caption" }
+            #expect(captions.map { $0["text"] as? String } == [text], "\(option): \(captions)")
+            #expect(captions.allSatisfy { $0["channel"] as? String == channel })
+        }
     }
 
     /// A caption file that cannot be written is an error the person sees, with exit 74: a missing directory before
