@@ -5,7 +5,8 @@
 // player reports in the window's title and on stdout, and a few keys: space pauses and resumes, m mutes, left /
 // right go 10 s back / on, l goes live, q (or closing the window) quits; the window's control bar sends the same.
 // With TIMESHIFT_MINUTES a live stream keeps that much on disk to go back in (the bar's time-shift layout, from
-// each progress event). A local file's seek bar shows the keyframe under the pointer (ThumbnailReader).
+// each progress event). A local file's seek bar, and the time-shift window's, show the keyframe under the pointer
+// (ThumbnailReader, LivePlayer.timeShiftThumbnails).
 // `liveplay --window` is the same thing with every key; this is the smallest one.
 import Foundation
 import LivePlay
@@ -110,9 +111,11 @@ let keys = Keys()
 let window = try await PlayerWindow(options: .init(title: "window-player — \(Redaction.url(url))")) { action in
     keys.handle(action, player: player)
 }
+let deliver: ThumbnailReader.Delivery = { seconds, picture in window.setThumbnail(picture, seconds: seconds) }
 if !url.contains("://") {
-    keys.preview(
-        with: ThumbnailReader(path: url) { seconds, picture in window.setThumbnail(picture, seconds: seconds) })
+    keys.preview(with: ThumbnailReader(path: url, deliver: deliver))
+} else if configuration.timeShift != nil {
+    keys.preview(with: player.timeShiftThumbnails(deliver: deliver))
 }
 let sound = try? DeviceAudioSink()
 player.setVideoSink(window)

@@ -71,7 +71,7 @@
 // | `liveplay-watch` | each RTMP connection | its handshake deadline and goodput watchdog, which shut the socket down | the connection closes |
 // | `liveplay-resolve` | a connection to a host name, not an address | one `getaddrinfo`, which cannot be interrupted | the lookup returns (abandoned after its timeout) |
 // | a writer per file sink (`liveplay-y4m`, `liveplay-pcm`, `liveplay-vtt`, …) | ``Y4MSink``, ``PCMSink``, ``SnapshotSink``, ``ArrivalTraceFile``, ``WebVTTFile`` | writing to the file or pipe | the sink finishes |
-// | `liveplay-thumbs`, one per ``ThumbnailReader`` | a front end, for a seek bar's hover preview of a file (the window: on the first hover) | the file's keyframe index, reading a keyframe and decoding it on a decoder of its own | the reader is stopped |
+// | `liveplay-thumbs`, one per ``ThumbnailReader`` | a front end, for a seek bar's hover preview of a file or of the time-shift window (the window: on the first hover) | the file's keyframe index (the ring's: asked under its `Mutex`), reading a keyframe and decoding it on a decoder of its own | the reader is stopped |
 // | `liveplay-record`, one per recording | ``PlaybackControl/startRecording(_:)`` (``Recorder``) | libavformat's muxer, the file's writes and free-space checks | the recording stops and its file is closed |
 // | `liveplay-signal` (the CLI) | the first `SignalWatch` | SIGINT / SIGTERM (stop), SIGHUP (the monitor's reload), SIGWINCH (the status line) | the process's |
 // | `liveplay-window` (LivePlayWindow) | ``PlayerWindow`` | SDL: the window, its events, drawing | the window closes |

@@ -316,6 +316,16 @@ public final class LivePlayer: Sendable {
         state.withLock { $0.control?.lastPicture ?? $0.lastPicture }
     }
 
+    /// Pictures for a seek bar's hover over the time-shift window (``LivePlayConfiguration/timeShift``): for a time
+    /// from the window's start, the keyframe at or before it, read from the playing session's ring. Each request
+    /// asks for the ring anew, so the reader follows a switch to another stream; without time-shift it delivers
+    /// no picture. Stop it when done.
+    public func timeShiftThumbnails(deliver: @escaping ThumbnailReader.Delivery) -> ThumbnailReader {
+        ThumbnailReader(
+            timeShiftRing: { [weak self] in self?.state.withLock { $0.control?.published.timeShiftRing } },
+            deliver: deliver)
+    }
+
     /// A stream of what the listener gets, from now until the player is released or the consumer stops.
     /// It keeps the newest 256 updates: a consumer that falls behind loses the oldest, never stalls playback.
     public func updates() -> AsyncStream<PlayerUpdate> {

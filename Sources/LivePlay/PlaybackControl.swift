@@ -243,6 +243,8 @@ struct PublishedPlayback: Sendable {
     var posterPTS: MediaTimestamp?
     /// The last picture shown.
     var lastPicture: VideoFrame?
+    /// The session's time-shift ring while it keeps one: a front end's thumbnails of the window read its segments.
+    var timeShiftRing: TimeShiftRing?
 }
 
 /// What a front end sets that lasts from one playback to the next: kept by a ``LivePlayer`` and given to each

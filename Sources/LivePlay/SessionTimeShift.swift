@@ -21,9 +21,11 @@ extension LiveSession {
             live: live, ring: ring, retryInterval: configuration.connectRetryInterval, sleep: sleep)
         timeShift = source
         playOut.readsFromRing = true
+        playOut.published.timeShiftRing = ring
         defer {
             timeShift = nil
             playOut.readsFromRing = false
+            playOut.published.timeShiftRing = nil
         }
         return await withTaskGroup(of: Void.self) { group in
             group.addTask { await source.record() }

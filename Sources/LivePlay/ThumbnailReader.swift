@@ -5,7 +5,8 @@ import LivePlayFLV
 import LivePlayTransport
 
 /// Pictures for a seek bar's hover preview (Brightcove's thumbnails over the progress bar, Media3's scrubbing
-/// preview): for a time in a local FLV file, the keyframe at or before it, decoded on a decoder of its own and
+/// preview): for a time in a local FLV file, or in a session's time-shift window
+/// (``LivePlayer/timeShiftThumbnails(deliver:)``), the keyframe at or before it, decoded on a decoder of its own and
 /// scaled down to fit a size.
 ///
 /// Reading and decoding block, so they run on a thread of its own (`liveplay-thumbs`), never on a play loop or a
@@ -25,15 +26,32 @@ public final class ThumbnailReader: @unchecked Sendable {
     private var stopped = false
     private var exited = false
     // The thread's own:
-    private let path: String
+    private let source: Source
     private let deliver: Delivery
-    private var index: KeyframeIndex?
-    private var pictures: [Int64: RGBPicture] = [:]
+    /// The index of the file read last.
+    private var index: (path: String, index: KeyframeIndex?)?
+    private var pictures: [String: RGBPicture] = [:]
     private let posters = PosterDecoder(options: DecoderOptions())
 
+    /// What the pictures come from.
+    private enum Source {
+        case file(String)
+        /// The ring now (nil: no time-shift); its segments are FLV files with their sequence headers at the start.
+        case timeShift(@Sendable () -> TimeShiftRing?)
+    }
+
     /// Starts the reader's thread for the file at `path`; `deliver` gets each picture asked for.
-    public init(path: String, deliver: @escaping Delivery) {
-        self.path = path
+    public convenience init(path: String, deliver: @escaping Delivery) {
+        self.init(source: .file(path), deliver: deliver)
+    }
+
+    /// Starts the reader's thread for the time-shift window of whichever ring `ring` gives at each request.
+    convenience init(timeShiftRing ring: @escaping @Sendable () -> TimeShiftRing?, deliver: @escaping Delivery) {
+        self.init(source: .timeShift(ring), deliver: deliver)
+    }
+
+    private init(source: Source, deliver: @escaping Delivery) {
+        self.source = source
         self.deliver = deliver
         let thread = Thread { [self] in
             nameCurrentThread("liveplay-thumbs")
@@ -78,15 +96,15 @@ public final class ThumbnailReader: @unchecked Sendable {
 
     /// The keyframe at or before `seconds` (the first after the start when none is before), decoded and fitted.
     private func picture(at seconds: Double, size: PictureSize) -> RGBPicture? {
-        if index == nil { index = KeyframeIndex(path: path) }
-        guard let index, let keyframe = index.keyframe(at: seconds) else { return nil }
-        if let kept = pictures[keyframe.offset], kept.width <= size.width, kept.height <= size.height,
+        guard let (path, offset) = keyframe(at: seconds) else { return nil }
+        let key = "\(path)@\(offset)"
+        if let kept = pictures[key], kept.width <= size.width, kept.height <= size.height,
             kept.width == size.width || kept.height == size.height
         {
             return kept
         }
-        guard let header = index.sequenceHeader(before: keyframe.offset),
-            let tags = index.tags(at: [header, keyframe.offset])
+        guard let index = index(of: path), let header = index.sequenceHeader(before: offset),
+            let tags = index.tags(at: [header, offset])
         else { return nil }
         var demuxer = FLVDemuxer()
         var configuration: VideoCodecConfiguration?
@@ -106,8 +124,25 @@ public final class ThumbnailReader: @unchecked Sendable {
         else { return nil }
         let fitted = full.fitted(into: size)
         if pictures.count >= 64 { pictures.removeAll() }
-        pictures[keyframe.offset] = fitted
+        pictures[key] = fitted
         return fitted
+    }
+
+    /// Which file, and where in it, the keyframe at or before `seconds` is.
+    private func keyframe(at seconds: Double) -> (path: String, offset: Int64)? {
+        switch source {
+        case .file(let path):
+            return index(of: path)?.keyframe(at: seconds).map { (path, $0.offset) }
+        case .timeShift(let ring):
+            return ring()?.keyframe(atWindowOffset: .milliseconds(Int64((seconds * 1000).rounded())))
+        }
+    }
+
+    /// The keyframe index of the file at `path`, kept until another file is read (a time-shift segment's newest
+    /// keyframes may be past it: its sequence headers, at the start, are not).
+    private func index(of path: String) -> KeyframeIndex? {
+        if index?.path != path { index = (path, KeyframeIndex(path: path)) }
+        return index?.index
     }
 }
 

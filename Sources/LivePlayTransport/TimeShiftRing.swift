@@ -247,6 +247,16 @@ public final class TimeShiftRing: Sendable {
         }
     }
 
+    /// The keyframe at or before `offset` from the window's start (the oldest when `offset` is before it): its
+    /// segment's path and where its tag starts there, for a thumbnail of that moment. The segment's head holds its
+    /// sequence headers; it may be evicted before it is read. Nil while the ring holds no keyframe.
+    public func keyframe(atWindowOffset offset: Duration) -> (path: String, offset: Int64)? {
+        guard let start = span?.lowerBound else { return nil }
+        let time = Int64(start) + max(0, offset.milliseconds)
+        guard let (segment, position) = self.start(at: UInt32(clamping: time)) else { return nil }
+        return (segment.path, position.offset)
+    }
+
     /// The bytes on disk now: every segment's length.
     public var byteCount: Int64 { state.withLock { $0.segments.reduce(0) { $0 + $1.length } } }
 

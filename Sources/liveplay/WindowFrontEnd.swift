@@ -11,7 +11,7 @@ final class WindowFrontEnd: Sendable {
     let sound: DeviceAudioSink?
     private let player: LivePlayer
     private let log: EventLog
-    /// The seek bar's preview of a local file, on the first hover.
+    /// The local file the seek bar previews, if any (else the time-shift window, when on).
     private let thumbnailPath: String?
     private let thumbnails = Mutex<ThumbnailReader?>(nil)
     /// What the keys have set; the player is told outside the lock.
@@ -131,15 +131,18 @@ final class WindowFrontEnd: Sendable {
         }
     }
 
-    /// The local file's thumbnail reader, started on the first hover over the seek bar; nil for a stream or a file
-    /// over HTTP (their previews are not made).
+    /// The seek bar's thumbnail reader, started on the first hover: of the local file, or of the time-shift
+    /// window; nil for a file over HTTP (its previews are not made). A live stream's bar has no seek bar.
     private func thumbnailReader() -> ThumbnailReader? {
-        guard let thumbnailPath else { return nil }
+        let timeShift = player.configuration.timeShift != nil
+        guard thumbnailPath != nil || timeShift else { return nil }
         return thumbnails.withLock { reader in
             if reader == nil {
-                reader = ThumbnailReader(path: thumbnailPath) { [window] seconds, picture in
+                let deliver: ThumbnailReader.Delivery = { [window] seconds, picture in
                     window.setThumbnail(picture, seconds: seconds)
                 }
+                reader = thumbnailPath.map { ThumbnailReader(path: $0, deliver: deliver) }
+                    ?? player.timeShiftThumbnails(deliver: deliver)
             }
             return reader
         }

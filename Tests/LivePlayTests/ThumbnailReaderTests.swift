@@ -1,8 +1,11 @@
 import Foundation
-import LivePlay
 import LivePlayDecode
+import LivePlayFLV
 import LivePlayTesting
+import LivePlayTransport
 import Testing
+
+@testable import LivePlay
 
 /// The seek bar's hover preview: the picture of the keyframe at or before the time asked for, as playback decodes
 /// it, scaled to fit; on the reader's own thread.
@@ -17,19 +20,13 @@ import Testing
         return pictures
     }
 
-    @Test func eachTimeGetsItsKeyframeBeforeItScaledToFit() async throws {
-        // 10 s of 320×240 at 25 fps, a keyframe every 2 s; each picture of testsrc2 differs from the next.
-        let path = try Fixture.longH264AAC.path()
-        let pictures = try Self.decodedPictures(path)
-        let delivered = Locked<[Double: RGBPicture?]>([:])
-        let reader = ThumbnailReader(path: path) { seconds, picture in
-            delivered.withLock { $0[seconds] = picture }
-        }
-        defer { reader.stop() }
+    /// Asks `reader` (delivering into `delivered`) for each time in turn, and checks its picture is the keyframe
+    /// expected, as decoded and scaled to 160×120, and not the picture a second later.
+    static func expectKeyframes(
+        _ cases: [(seconds: Double, keyframe: Int64)], from reader: ThumbnailReader,
+        delivered: Locked<[Double: RGBPicture?]>, pictures: [Int64: RGBPicture]
+    ) async throws {
         let size = PictureSize(width: 160, height: 120)
-        // (asked for, the keyframe expected): within a GOP, on a keyframe, before the first, past the end. The
-        // keyframes are at 23 ms (after the first sound, at 0) and every 2 s after it.
-        let cases: [(Double, Int64)] = [(5.3, 4023), (4.023, 4023), (4.0, 2023), (0, 23), (60, 8023)]
         for (seconds, _) in cases {
             reader.request(at: seconds, size: size)
             #expect(await eventually { delivered.get()[seconds] != nil }, "a picture for \(seconds) s")
@@ -42,6 +39,22 @@ import Testing
             let other = try #require(pictures[keyframe + 1000]).scaled(to: size)
             #expect(picture != other, "not the picture a second later")
         }
+    }
+
+    @Test func eachTimeGetsItsKeyframeBeforeItScaledToFit() async throws {
+        // 10 s of 320×240 at 25 fps, a keyframe every 2 s; each picture of testsrc2 differs from the next.
+        let path = try Fixture.longH264AAC.path()
+        let pictures = try Self.decodedPictures(path)
+        let delivered = Locked<[Double: RGBPicture?]>([:])
+        let reader = ThumbnailReader(path: path) { seconds, picture in
+            delivered.withLock { $0[seconds] = picture }
+        }
+        defer { reader.stop() }
+        // (asked for, the keyframe expected): within a GOP, on a keyframe, before the first, past the end. The
+        // keyframes are at 23 ms (after the first sound, at 0) and every 2 s after it.
+        try await Self.expectKeyframes(
+            [(5.3, 4023), (4.023, 4023), (4.0, 2023), (0, 23), (60, 8023)], from: reader, delivered: delivered,
+            pictures: pictures)
     }
 
     /// A file cut off mid-tag (a download stopped, garbage after it): the keyframes before the cut still preview.
@@ -61,6 +74,34 @@ import Testing
         let keyframes = [23, 2023, 4023, 6023, 8023].compactMap { pictures[Int64($0)] }
         #expect(keyframes.contains(picture), "one of the file's keyframes, as decoded")
         #expect(picture != pictures[8023], "not the last, which was cut off")
+    }
+
+    /// A time-shift window: the same file's tags recorded into a ring, times asked from the window's start (its
+    /// first keyframe, at 23 ms); no ring, no picture.
+    @Test func aTimeShiftWindowPreviewsItsKeyframes() async throws {
+        let path = try Fixture.longH264AAC.path()
+        let pictures = try Self.decodedPictures(path)
+        let parent = NSTemporaryDirectory() + "liveplay-ring-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        let ring = try TimeShiftRing(options: .init(window: .seconds(60), directory: parent, minimumFreeSpace: 0))
+        defer { ring.close() }
+        var framer = FLVTagFramer()
+        framer.append([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+        while let tag = try framer.nextTag() { ring.append(tag) }
+        let shared = Locked<TimeShiftRing?>(ring)
+        let delivered = Locked<[Double: RGBPicture?]>([:])
+        let reader = ThumbnailReader(timeShiftRing: { shared.get() }) { seconds, picture in
+            delivered.withLock { $0[seconds] = picture }
+        }
+        defer { reader.stop() }
+        // From the window's start: the first keyframe is its start.
+        try await Self.expectKeyframes(
+            [(5.3, 4023), (4.0, 4023), (3.9, 2023), (0, 23), (60, 8023)], from: reader, delivered: delivered,
+            pictures: pictures)
+        shared.set(nil)
+        reader.request(at: 1, size: PictureSize(width: 160, height: 120))
+        #expect(await eventually { delivered.get()[1] != nil && delivered.get()[1]! == nil }, "no ring, no picture")
     }
 
     @Test func aFileThatIsNotFLVGivesNoPicture() async throws {

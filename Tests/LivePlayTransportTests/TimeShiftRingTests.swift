@@ -93,6 +93,27 @@ import Testing
         ring.close()
     }
 
+    /// A thumbnail's keyframe: at or before a time from the window's start, in its segment's file; the oldest before
+    /// the window, the newest past it.
+    @Test func aThumbnailFindsTheKeyframeAtOrBeforeATimeInTheWindow() throws {
+        let parent = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        let ring = try Self.ring(window: 20, seconds: 40, in: parent)
+        defer { ring.close() }
+        // The window is 16 s to 39.98 s of the stream; a keyframe each second.
+        for (offset, expected) in [(Int64(9_500), UInt32(25_000)), (0, 16_000), (-5_000, 16_000), (99_000, 39_000)] {
+            let (path, at) = try #require(ring.keyframe(atWindowOffset: .milliseconds(offset)))
+            let file = try #require(FileHandle(forReadingAtPath: path))
+            try file.seek(toOffset: UInt64(at))
+            let head = [UInt8](try #require(try file.read(upToCount: 13)))
+            let tag = try #require(FLVTagFramer.header(head, at: 0, maximumTagSize: 1 << 20))
+            #expect(tag.type == 9 && tag.timestamp == expected && head[11] >> 4 == 1, "\(offset) ms: \(tag)")
+        }
+        let empty = try TimeShiftRing(options: .init(window: .seconds(20), directory: parent, minimumFreeSpace: 0))
+        #expect(empty.keyframe(atWindowOffset: .zero) == nil)
+        empty.close()
+    }
+
     /// A reader at the newest tag waits for the next one, and is told when the live connection is lost.
     @Test func aReaderAtTheLiveEdgeFollowsTheWriterAndIsToldOfALoss() async throws {
         let parent = Self.temporaryDirectory()

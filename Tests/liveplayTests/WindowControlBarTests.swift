@@ -253,8 +253,9 @@ extension WindowCommandTests {
     }
 
     /// `--timeshift`: left goes 10 s back (9009 / 9010; the progress says 10 s behind, off the live edge) and the bar's
-    /// badge then reads GO LIVE (by OCR); a click on it returns to the live edge (9003), where the badge reads LIVE.
-    @Test func theTimeShiftBarGoesBackWithLeftAndLiveWithItsBadge() async throws {
+    /// badge then reads GO LIVE (by OCR); a click on it returns to the live edge (9003), where the badge reads LIVE;
+    /// resting on the seek bar shows a keyframe from the time-shift ring, with its time.
+    @Test func theTimeShiftBarGoesBackWithLeftAndLiveWithItsBadgeAndPreviewsTheRing() async throws {
         guard Self.hasDisplay, Self.hasOCR else { return }
         let run = try WindowRun(["--duration", "90", "--timeshift", "60s"])
         #expect(await run.playing())
@@ -291,6 +292,23 @@ extension WindowCommandTests {
         let readLive = try run.ocr(
             x: edge.x, y: edge.y, width: edge.width, height: edge.height, singleLine: true, binarized: true)
         #expect(readLive.trimmingCharacters(in: .whitespacesAndNewlines) == "LIVE", "the badge at the edge: \(readLive)")
+
+        // A thumbnail from the ring over the seek bar, a quarter of the way in: the strip under it reads the time
+        // there, seconds from the window's start (the window is 20-odd seconds long by now).
+        let seekBar = try run.bar(.seekBar, timeline: live)
+        let x = seekBar.x + seekBar.width / 4
+        try run.move(toX: x, y: seekBar.y + seekBar.height / 2)
+        let strip = ControlBar.height(forWindowHeight: try run.display.geometry(ofWindowNamed: run.title).height)
+        let textSize = max(10, strip * 2 / 5)
+        var time = ""
+        _ = try await eventually(within: .seconds(3)) {
+            time = try run.ocr(
+                x: x - 60, y: seekBar.y - strip / 4 - 2 - textSize * 3 / 2, width: 120, height: textSize * 3 / 2,
+                singleLine: true, binarized: true
+            ).trimmingCharacters(in: .whitespacesAndNewlines)
+            return time.wholeMatch(of: /0:0[3-9]|0:1[0-9]/) != nil
+        }
+        #expect(time.wholeMatch(of: /0:0[3-9]|0:1[0-9]/) != nil, "a thumbnail from the ring, with its time: \(time)")
         try run.press("q")
         run.process.waitUntilExit()
         #expect(run.process.terminationStatus == 0)
