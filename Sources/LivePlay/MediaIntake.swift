@@ -1,3 +1,4 @@
+import Foundation
 import LivePlayBuffering
 import LivePlayCore
 import LivePlayDecode
@@ -36,6 +37,8 @@ struct MediaIntake {
         case sei([SEIMessage], pts: MediaTimestamp)
         /// Caption text from the stream's script data (`onTextData`, `onCaption`), from its time on.
         case caption(CaptionScreen)
+        /// CEA-608 data from the stream's script data (`onCaptionInfo`), for the picture stamped `at`.
+        case captionData([UInt8], at: MediaTimestamp)
         /// A seek found where to start: the first packet it plays (the keyframe at or before the target).
         case seekLanded(keyframe: MediaTimestamp, target: MediaTimestamp)
     }
@@ -128,6 +131,13 @@ struct MediaIntake {
                 if showsCaptions {
                     let at = MediaTimestamp(milliseconds: message.timestamp.milliseconds + timelineOffset)
                     steps.append(.caption(CaptionScreen(at: at, text: text, channel: .text)))
+                }
+            } else if let base64 = ScriptCaptions.captionInfoData(of: message) {
+                if showsCaptions, let payload = Data(base64Encoded: base64, options: .ignoreUnknownCharacters),
+                    let data = ScriptCaptions.ccData(ofCaptionInfo: [UInt8](payload))
+                {
+                    let at = MediaTimestamp(milliseconds: message.timestamp.milliseconds + timelineOffset)
+                    steps.append(.captionData(data, at: at))
                 }
             } else if enableMessage {
                 steps.append(.report(Reports.scriptMessage(message)))

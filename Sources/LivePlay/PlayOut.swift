@@ -167,6 +167,8 @@ final class PlayOut {
             presenter.seiArrived(messages, pts: pts)
         case .caption(let change):
             presenter.captionChanged(change)
+        case .captionData(let data, let at):
+            captions.received(data, at: at)
         case .seekLanded(let keyframe, let target):
             let start = accurateSeek ? max(keyframe, target) : keyframe
             if start > keyframe {
@@ -419,8 +421,8 @@ final class PlayOut {
             switch output {
             case .video(let frame):
                 firstFrame()
-                let (change, problem) = captions.decode(frame)
-                if let change { presenter.captionChanged(change) }
+                let (changes, problem) = captions.decode(frame)
+                for change in changes { presenter.captionChanged(change) }
                 if let problem { reporter.report(problem) }
                 presenter.enqueue(frame)
                 if let position = engine.position { presenter.dropSupersededPictures(at: position) }

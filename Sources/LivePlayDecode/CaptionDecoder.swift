@@ -1,5 +1,5 @@
 import CFFmpeg
-import LivePlayCore
+public import LivePlayCore
 
 /// CEA-608 captions from the pictures' ATSC A/53 data (``VideoFrame/closedCaptionData``), decoded by libavcodec's
 /// `cc_dec` (EIA-608) in its real-time mode: fed in presentation order, it tells each change of the screen (a
@@ -32,14 +32,20 @@ public final class CaptionDecoder {
     /// The screen from `frame` on, when its caption data changed it (the frames in presentation order).
     public func decode(_ frame: VideoFrame) throws(DecodeError) -> CaptionScreen? {
         guard let data = frame.closedCaptionData else { return nil }
+        return try decode(data, at: frame.pts)
+    }
+
+    /// The screen from `pts` on, when the A/53 `cc_data` triplets `data` changed it (the picture stamped `pts`
+    /// carried them: given in presentation order).
+    public func decode(_ data: [UInt8], at pts: MediaTimestamp) throws(DecodeError) -> CaptionScreen? {
         // In real-time mode the subtitle's own time is the change before (libavcodec 5.1): the change is this
         // picture's.
         let kept = filter.keep(data)
-        guard let subtitle = try session.decodeSubtitle(kept, pts: frame.pts.milliseconds) else { return nil }
+        guard let subtitle = try session.decodeSubtitle(kept, pts: pts.milliseconds) else { return nil }
         let text = subtitle.lines.map(Self.plainText).filter { !$0.isEmpty }.joined(separator: "\n")
         guard text != screen else { return nil }
         screen = text
-        return CaptionScreen(at: frame.pts, text: text, channel: channel)
+        return CaptionScreen(at: pts, text: text, channel: channel)
     }
 
     /// Forgets the screen (a seek: the pictures that follow are not the ones after it).

@@ -182,7 +182,18 @@ public struct AMF0Decoder: Sendable {
             return .date(millisecondsSinceEpoch: milliseconds, timeZone: Int16(bitPattern: zone))
         case .objectEnd:
             throw failure("object-end marker outside an object")
-        case .movieClip, .recordSet, .avmPlusObject:
+        case .avmPlusObject:
+            // The switch to AMF3 for the one value that follows.
+            var amf3 = AMF3Reader(reader, maximumDepth: maximumDepth - depth)
+            do throws(AMF3Failure) {
+                let value = try amf3.readValue(depth: 0)
+                reader = amf3.rest
+                return value
+            } catch {
+                reader = amf3.rest
+                throw failure(error.message)
+            }
+        case .movieClip, .recordSet:
             throw failure("AMF0 marker 0x\(String(markerByte, radix: 16)) is not supported")
         }
     }

@@ -25,10 +25,11 @@ public enum CaptionFixture {
     ///   - otherChannels: captions on CC2, CC3 or CC4 (`channel` 2, 3, 4) likewise. A field carries one pair per
     ///     picture: the pictures of CC1's and CC2's captions (field 1), and of CC3's and CC4's (field 2), must not
     ///     overlap.
+    ///   - carriage: where the 608 captions travel.
     public static func make(
         seconds: Int = 4, pictureCaptions: [(text: String, load: Int, erase: Int)] = captions,
         scriptCaptions: [(text: String, at: UInt32)] = [],
-        otherChannels: [(channel: Int, text: String, load: Int, erase: Int)] = []
+        otherChannels: [(channel: Int, text: String, load: Int, erase: Int)] = [], carriage: Carriage = .sei
     ) throws -> String {
         let (_, source) = try EnhancedFixture.elementary(.h264, seconds: seconds)
         // Each field's pair per picture (presentation index).
@@ -63,14 +64,25 @@ public enum CaptionFixture {
                     name: "onTextData", [.object([AMF0Property("text", .string(next.text))])], timestamp: next.at)
                 script = script.dropFirst()
             }
-            let pairs = schedule.map { $0[displayIndex[index]] ?? [0x80, 0x80] }
-            let unit = sei(pairs[0], pairs[1])
+            let scheduled = schedule.map { $0[displayIndex[index]] }
+            let pairs = scheduled.map { $0 ?? [0x80, 0x80] }
+            var payload = packet.data
+            switch carriage {
+            case .sei:
+                payload = SEIFixture.lengthPrefixed(sei(pairs[0], pairs[1])) + packet.data
+            case .captionInfoAMF0, .captionInfoAMF3:
+                // Only the pictures that have a pair get a message, stamped with the picture's time.
+                if scheduled.contains(where: { $0 != nil }) {
+                    let at = UInt32(packet.pts + shift)
+                    writer.writeTag(type: FLVTagType.script.rawValue, timestamp: at, body: captionInfo(pairs, carriage))
+                }
+            }
             writer.writeVideo(
                 codecID: 7, packetType: .nalu, keyframe: packet.isKeyframe, timestamp: timestamp,
-                compositionTime: Int32(packet.pts - packet.dts), payload: SEIFixture.lengthPrefixed(unit) + packet.data)
+                compositionTime: Int32(packet.pts - packet.dts), payload: payload)
         }
         let name = "captions" + pictureCaptions.map { "-\($0.load)" }.joined() + scriptCaptions.map { "-\($0.at)" }.joined()
-            + otherChannels.map { "-cc\($0.channel)-\($0.load)" }.joined()
+            + otherChannels.map { "-cc\($0.channel)-\($0.load)" }.joined() + (carriage == .sei ? "" : "-\(carriage)")
         return try Fixtures.write(writer.bytes, name: name)
     }
 
@@ -94,11 +106,57 @@ public enum CaptionFixture {
         return low.nonzeroBitCount % 2 == 0 ? low | 0x80 : low
     }
 
+    /// Where a fixture's 608 captions travel.
+    public enum Carriage: Sendable, Hashable {
+        /// In each picture's SEI (A/53 `cc_data`), as broadcasters carry them.
+        case sei
+        /// In an `onCaptionInfo` script tag (`{type: "708", data: BASE64}`) before each picture with a pair, stamped
+        /// with the picture's time: AMF0, the data the SEI's whole T.35 payload.
+        case captionInfoAMF0
+        /// The same in AMF3 behind AMF0's switch marker, the data a 32-bit length and the flags byte on: how Flash's
+        /// HLS demuxers wrote it.
+        case captionInfoAMF3
+    }
+
+    /// The T.35 payload of a caption SEI (ATSC A/53): `GA94`, then two triplets, a pair on each field.
+    private static func t35(_ first: [UInt8], _ second: [UInt8]) -> [UInt8] {
+        [0xB5, 0x00, 0x31] + Array("GA94".utf8) + [0x03] + flagsAndTriplets(first, second)
+    }
+
+    /// `process_cc_data_flag` and `cc_count` 2, `em_data`, then a triplet per field.
+    private static func flagsAndTriplets(_ first: [UInt8], _ second: [UInt8]) -> [UInt8] {
+        [0x40 | 2, 0xFF, 0xFC] + first + [0xFD] + second
+    }
+
+    /// The body of an `onCaptionInfo` script tag carrying `pairs` (one per field).
+    private static func captionInfo(_ pairs: [[UInt8]], _ carriage: Carriage) -> [UInt8] {
+        var encoder = AMF0Encoder()
+        encoder.encode(.string("onCaptionInfo"))
+        guard carriage == .captionInfoAMF3 else {
+            let data = Data(t35(pairs[0], pairs[1])).base64EncodedString()
+            encoder.encode(.object([AMF0Property("type", .string("708")), AMF0Property("data", .string(data))]))
+            return encoder.bytes
+        }
+        let flagsOn = flagsAndTriplets(pairs[0], pairs[1])
+        let length = withUnsafeBytes(of: UInt32(flagsOn.count).bigEndian, Array.init)
+        let data = Data(length + flagsOn).base64EncodedString()
+        // An anonymous dynamic object (traits inline, no sealed members), its members, the empty name that ends them.
+        func amf3String(_ text: String) -> [UInt8] { u29(UInt32(text.utf8.count) << 1 | 1) + Array(text.utf8) }
+        return encoder.bytes + [0x11, 0x0A, 0x0B, 0x01] + amf3String("type") + [0x06] + amf3String("708")
+            + amf3String("data") + [0x06] + amf3String(data) + [0x01]
+    }
+
+    /// AMF3's variable-length integer (values below 2^21 here).
+    private static func u29(_ value: UInt32) -> [UInt8] {
+        if value < 0x80 { return [UInt8(value)] }
+        if value < 0x4000 { return [UInt8(value >> 7) | 0x80, UInt8(value & 0x7F)] }
+        return [UInt8(value >> 14) | 0x80, UInt8(value >> 7 & 0x7F) | 0x80, UInt8(value & 0x7F)]
+    }
+
     /// An SEI NAL unit with one `user_data_registered_itu_t_t35` message: the A/53 `cc_data` with a pair on each
     /// field, emulation prevention applied.
     private static func sei(_ first: [UInt8], _ second: [UInt8]) -> [UInt8] {
-        let ccData: [UInt8] = [0xFC] + first + [0xFD] + second
-        let body: [UInt8] = [0xB5, 0x00, 0x31] + Array("GA94".utf8) + [0x03, 0x40 | 2, 0xFF] + ccData + [0xFF]
+        let body: [UInt8] = t35(first, second) + [0xFF]
         let rbsp: [UInt8] = [4, UInt8(body.count)] + body + [0x80]
         var unit: [UInt8] = [6]
         var zeros = 0

@@ -66,7 +66,7 @@ import Testing
             [0x0A, 0xFF, 0xFF, 0xFF, 0xFF, 0x05],  // strict array of 4 billion elements
             [0x03, 0x00, 0x01, 0x61],  // object without its end marker
             [0x12],  // unknown marker
-            [0x11, 0x01],  // AVM+ switch, not AMF0
+            [0x11, 0x06, 0xFF, 0xFF, 0x7F],  // AVM+ switch to an AMF3 string of a million bytes
             [0x09],  // object end at top level
         ]
         for bytes in lies {

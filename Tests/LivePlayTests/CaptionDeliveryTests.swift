@@ -38,6 +38,31 @@ import Testing
         #expect(!plain.pictures.isEmpty && plain.pictures.allSatisfy { $0.timing.caption == nil })
     }
 
+    /// The same captions carried in `onCaptionInfo` script messages instead of the SEI (AMF0 with the T.35 payload,
+    /// AMF3 with Flash's layout) are the same captions, at the same times.
+    @Test func captionInfoMessagesGiveTheCaptionsTheSEIGives() async throws {
+        let reference = await SessionRecording.record(
+            try CaptionFixture.make(), configuration: LivePlayConfiguration(), limit: .seconds(20))
+        let expected = reference.events.compactMap(\.caption)
+        #expect(expected.map(\.text) == CaptionFixture.captions.map(\.text))
+        var messages = LivePlayConfiguration()
+        messages.enableMessage = true
+        for carriage in [CaptionFixture.Carriage.captionInfoAMF0, .captionInfoAMF3] {
+            let path = try CaptionFixture.make(carriage: carriage)
+            let sink = RecordingSink()
+            let recording = await SessionRecording.record(
+                path, configuration: messages, limit: .seconds(20), sink: sink)
+            let captions = recording.events.compactMap(\.caption)
+            #expect(captions == expected, "\(carriage): \(captions)")
+            #expect(sink.pictures.contains { $0.timing.caption == "HELLO WORLD" }, "\(carriage)")
+            // Not also reported as a script message (2012, asked for here; x264's own SEI is one from the video).
+            let scriptMessages = recording.events.filter {
+                $0.code == .getMessage && $0.parameters["source"] == .string("script")
+            }
+            #expect(scriptMessages.isEmpty, "\(carriage): \(scriptMessages)")
+        }
+    }
+
     /// `onTextData` shows from its tag's time until the next one; an empty one clears the screen.
     @Test func scriptDataTextIsACaptionFromItsTimeToTheNext() async throws {
         let path = try CaptionFixture.make(
