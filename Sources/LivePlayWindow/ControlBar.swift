@@ -90,33 +90,67 @@ struct ControlBar {
     static func height(forWindowHeight height: Int) -> Int { min(72, max(32, height / 12)) }
 
     /// The bar and where each of its controls is, left to right, in a window of `view`.
+    ///
+    /// One row (Brightcove's standard layout) while the seek bar keeps at least ``compactSeekBarWidth`` bar heights;
+    /// in a narrower window, two rows (its compact layout): the time and the seek bar across the top, the buttons
+    /// below.
     func layout(in view: PictureSize) -> (bar: BarRectangle, controls: [(control: Control, frame: BarRectangle)]) {
         let height = Self.height(forWindowHeight: view.height)
-        let bar = BarRectangle(x: 0, y: view.height - height, width: view.width, height: height)
         let button = height
         // Each control's width; nil takes what is left (the seek bar, or a spacer with no control).
-        var widths: [(Control?, Int?)] = [(.playPause, button)]
+        var progress: [(Control?, Int?)] = []
+        var badge: [(Control?, Int?)] = []
         switch timeline {
         case .onDemand(let position, let duration):
-            widths += [(.time, Self.timeText(position: position, duration: duration).count * height * 3 / 10)]
-            widths += [(.seekBar, nil)]
+            progress = [(.time, Self.timeText(position: position, duration: duration).count * height * 3 / 10)]
+            progress += [(.seekBar, nil)]
         case .live:
-            widths += [(.liveBadge, height * 2), (nil, nil)]
+            badge = [(.liveBadge, height * 2)]
         case .timeShift(_, _, _, let atLiveEdge):
-            widths += [(.seekBar, nil), (atLiveEdge ? .liveBadge : .goLive, height * 3)]
+            progress = [(.seekBar, nil)]
+            badge = [(atLiveEdge ? .liveBadge : .goLive, height * 3)]
         }
-        widths += [(.mute, button), (.volume, height * 2), (.captions, button), (.fullscreen, button)]
+        let buttons: [(Control?, Int?)] = [
+            (.mute, button), (.volume, height * 2), (.captions, button), (.fullscreen, button),
+        ]
+        let oneRow: [(Control?, Int?)] =
+            [(.playPause, button)] + progress + badge + (progress.isEmpty ? [(nil, nil)] : []) + buttons
+        let seekBarWidth = Self.flexibleWidth(of: oneRow, in: view.width, height: height)
+        if progress.isEmpty || seekBarWidth >= Self.compactSeekBarWidth * height {
+            let bar = BarRectangle(x: 0, y: view.height - height, width: view.width, height: height)
+            return (bar, Self.row(oneRow, y: bar.y, width: view.width, height: height))
+        }
+        let bar = BarRectangle(x: 0, y: view.height - 2 * height, width: view.width, height: 2 * height)
+        let lower = [(.playPause, button)] + badge + [(nil, nil)] + buttons
+        return (
+            bar,
+            Self.row(progress, y: bar.y, width: view.width, height: height)
+                + Self.row(lower, y: bar.y + height, width: view.width, height: height)
+        )
+    }
+
+    /// The seek bar's least width in one row, in bar heights: narrower, the bar takes two rows.
+    static let compactSeekBarWidth = 4
+
+    /// What a row of `widths` leaves for its flexible control, with a quarter-height gap around each.
+    private static func flexibleWidth(of widths: [(Control?, Int?)], in width: Int, height: Int) -> Int {
+        width - widths.reduce(0) { $0 + ($1.1 ?? 0) } - height / 4 * (widths.count + 1)
+    }
+
+    /// The controls of a row of `widths`, left to right, the flexible one taking what the others leave.
+    private static func row(
+        _ widths: [(Control?, Int?)], y: Int, width: Int, height: Int
+    ) -> [(control: Control, frame: BarRectangle)] {
         let gap = height / 4
-        let fixed = widths.reduce(0) { $0 + ($1.1 ?? 0) } + gap * (widths.count + 1)
-        let flexible = max(0, view.width - fixed)
+        let flexible = max(0, flexibleWidth(of: widths, in: width, height: height))
         var x = gap
         var controls: [(control: Control, frame: BarRectangle)] = []
         for (control, width) in widths {
             let width = width ?? flexible
-            if let control { controls.append((control, BarRectangle(x: x, y: bar.y, width: width, height: height))) }
+            if let control { controls.append((control, BarRectangle(x: x, y: y, width: width, height: height))) }
             x += width + gap
         }
-        return (bar, controls)
+        return controls
     }
 
     /// The control at (`x`, `y`), or nil.

@@ -6,7 +6,9 @@ extension WindowRenderer {
     func drawBar() {
         let (frame, controls) = bar.layout(in: size)
         fillBox(x: frame.x, y: frame.y, width: frame.width, height: frame.height, alpha: 192)
-        let textSize = max(10, frame.height * 2 / 5)
+        // One row's height: the bar is two rows high in a narrow window.
+        let row = ControlBar.height(forWindowHeight: size.height)
+        let textSize = max(10, row * 2 / 5)
         for (control, box) in controls {
             // The icons' square, centred in the control: two fifths of the bar's height.
             let side = max(8, box.height * 2 / 5)
@@ -47,7 +49,8 @@ extension WindowRenderer {
             }
         }
         if let hover = bar.hover, let thumbnail {
-            drawThumbnail(thumbnail, at: hover, above: frame, textSize: textSize)
+            let top = BarRectangle(x: frame.x, y: frame.y, width: frame.width, height: row)
+            drawThumbnail(thumbnail, at: hover, above: top, textSize: textSize)
         }
     }
 

@@ -263,7 +263,7 @@ final class WindowRenderer {
         let size = max(12, view.height / 18)
         let padding = size / 6
         // Above the control bar while it shows.
-        let bottom = view.height - (barDrawn ? ControlBar.height(forWindowHeight: view.height) : 0) - view.height / 12
+        let bottom = view.height - (barDrawn ? bar.layout(in: view).bar.height : 0) - view.height / 12
         let lineHeight = lines.map { text.measure($0, size: size).height }.max() ?? size
         for (index, line) in lines.enumerated() {
             let width = text.measure(line, size: size).width

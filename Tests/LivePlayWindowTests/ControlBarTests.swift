@@ -110,6 +110,49 @@ struct ControlBarTests {
         #expect(hidden.press(atX: point.x, y: point.y, in: view, at: now) == .picture, "a hidden bar takes no click")
     }
 
+    /// A narrow window (Brightcove's compact layout): the time and the seek bar across a top row, the buttons in a
+    /// row below, so the seek bar stays long enough to aim at; live, with no seek bar, keeps one row. A click on
+    /// the compact seek bar seeks as in one row.
+    @Test func aNarrowWindowPutsTheSeekBarOnARowOfItsOwn() throws {
+        let narrow = PictureSize(width: 400, height: 300)
+        // 300 / 12 = 32 pixels a row (the least).
+        let cases: [(PlayerWindow.Timeline, [ControlBar.Control], [ControlBar.Control])] = [
+            (
+                .onDemand(position: 65, duration: 200), [.time, .seekBar],
+                [.playPause, .mute, .volume, .captions, .fullscreen]
+            ),
+            (
+                .timeShift(position: 90, start: 0, end: 120, atLiveEdge: false), [.seekBar],
+                [.playPause, .goLive, .mute, .volume, .captions, .fullscreen]
+            ),
+        ]
+        for (timeline, top, bottom) in cases {
+            let (bar, controls) = visibleBar(timeline).layout(in: narrow)
+            #expect(bar == BarRectangle(x: 0, y: 236, width: 400, height: 64), "\(timeline)")
+            #expect(controls.filter { $0.frame.y == 236 }.map(\.control) == top, "\(timeline)")
+            #expect(controls.filter { $0.frame.y == 268 }.map(\.control) == bottom, "\(timeline)")
+            #expect(controls.count == top.count + bottom.count)
+            for row in [236, 268] {
+                let frames = controls.map(\.frame).filter { $0.y == row }
+                #expect(zip(frames, frames.dropFirst()).allSatisfy { $0.x + $0.width < $1.x }, "no overlap: \(frames)")
+                #expect(frames.allSatisfy { $0.height == 32 && $0.x >= 0 && $0.x + $0.width <= 400 })
+            }
+            let seekBar = try #require(controls.first { $0.control == .seekBar }?.frame)
+            #expect(seekBar.width >= ControlBar.compactSeekBarWidth * 32, "\(seekBar)")
+        }
+        // In one row the same on-demand bar would leave its seek bar under four bar heights.
+        #expect(visibleBar(.onDemand(position: 65, duration: 200)).layout(in: narrow).bar.height == 64)
+        let live = visibleBar(.live).layout(in: narrow)
+        #expect(live.bar == BarRectangle(x: 0, y: 268, width: 400, height: 32), "live keeps one row")
+
+        var bar = visibleBar(.onDemand(position: 65, duration: 200))
+        let frame = try #require(bar.layout(in: narrow).controls.first { $0.control == .seekBar }?.frame)
+        let middle = (x: frame.x + (frame.width - 1) / 2, y: frame.y + 16)
+        #expect(bar.press(atX: middle.x, y: middle.y, in: narrow, at: .seconds(11)) == .bar([]))
+        #expect(abs(try seconds(bar.release(at: .seconds(11))) - 100) < 0.5, "half of 200 s")
+        #expect(bar.press(atX: 200, y: 250, in: narrow, at: .seconds(12)) == .bar([]), "the top row is the bar too")
+    }
+
     @Test func aClickOnTheSeekBarSeeksThereAndADragSeeksWhereItEnds() throws {
         var bar = visibleBar(.onDemand(position: 65, duration: 200))
         let frame = try #require(bar.layout(in: view).controls.first { $0.control == .seekBar }?.frame)
