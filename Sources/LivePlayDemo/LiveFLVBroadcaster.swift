@@ -18,6 +18,8 @@ final class LiveFLVBroadcaster {
     private var timer: Scheduled<Void>?
     private var finished = false
     private var stopped = false
+    /// Seconds of stream a second (``LiveFLVServer/Configuration/speed``), at least a thousandth.
+    private var speed: Double { max(0.001, configuration.speed) }
 
     init(
         program: LiveFLVProgram, configuration: LiveFLVServer.Configuration,
@@ -31,7 +33,8 @@ final class LiveFLVBroadcaster {
         self.counters = counters
         self.logger = logger
         self.schedule = LiveFLVSchedule(program: program, loops: configuration.loops)
-        self.clockSchedule = configuration.wallClockInterval.map(WallClockSchedule.init(interval:))
+        self.clockSchedule = configuration.speed == 1
+            ? configuration.wallClockInterval.map(WallClockSchedule.init(interval:)) : nil
     }
 
     func start() {
@@ -52,7 +55,8 @@ final class LiveFLVBroadcaster {
         // Both clocks are read together, so a stamp pairs one instant's wall time and stream time.
         let now = NIODeadline.now()
         let wallClockMs = clockSchedule == nil ? 0 : configuration.wallClock()
-        let elapsed = Duration.nanoseconds((now - startTime).nanoseconds)
+        // Stream time: wall time since the start, times the speed.
+        let elapsed = Duration.nanoseconds((now - startTime).nanoseconds) * speed
         let loopsBefore = schedule.completedLoops
         let emissions = schedule.due(at: elapsed)
         let stamp = clockSchedule?.tick(
@@ -84,7 +88,7 @@ final class LiveFLVBroadcaster {
         }
         let nextWake = clockSchedule.map { min(nextDue, $0.nextDue) } ?? nextDue
         let deadline = max(
-            startTime + TimeAmount(nextWake), now + TimeAmount(configuration.tickInterval))
+            startTime + TimeAmount(nextWake / speed), now + TimeAmount(configuration.tickInterval))
         timer = loop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in tick() }
     }
 

@@ -62,6 +62,9 @@ public final class LiveFLVServer: Sendable {
         public var wallClockInterval: Duration?
         /// The wall clock the stamps carry, in Unix epoch milliseconds; injectable for tests.
         public var wallClock: @Sendable () -> Int64
+        /// How many seconds of stream go out each second (above 0): above 1, a test plays minutes of a live
+        /// stream in seconds. Then stream time no longer follows the wall clock, so no stamps are sent.
+        public var speed: Double = 1
 
         public init(
             host: String = "127.0.0.1", port: Int = 0, gopCache: Bool = true, loops: Bool = true,

@@ -7,8 +7,9 @@ import Synchronization
 /// tag or start at any keyframe the ring still holds.
 ///
 /// One writer (the recorder of ``TimeShiftSource``) appends tags as they arrive; a segment is opened at the first
-/// keyframe ``Options/segmentLength`` after the last one began, and the oldest segments are removed while the
-/// ones after them still cover ``Options/window``: the ring holds between one window and one window plus a segment.
+/// keyframe ``Options/segmentLength`` after the last one began (so a segment runs up to a keyframe interval
+/// longer), and the oldest segments are removed while the ones after them still cover ``Options/window``: the ring
+/// holds between one window and one window plus a segment.
 /// While the file system has less than ``Options/minimumFreeSpace`` free, old segments go first and, down to one,
 /// nothing more is written (``Status/diskFull``). The files are removed by ``close()``.
 ///

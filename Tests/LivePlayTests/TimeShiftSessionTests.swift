@@ -116,6 +116,68 @@ import Testing
         #expect((try FileManager.default.contentsOfDirectory(atPath: parent)).isEmpty, "the ring is removed at the end")
     }
 
+    /// The bound on a real stream: three minutes of the lab's live stream through the recorder into a ring
+    /// with a one-minute window. The lab sends it at 4×, so the run takes 45 s, not 3 minutes; the ring sees the
+    /// same tags, timestamps and segment cuts as at 1×. Sampled every 10 ms, the ring's directory never holds more
+    /// files than the window and two segments, nor more bytes than 75 s of the stream; the window the progress
+    /// events report reaches the minute and never passes it by more than a segment (and the keyframe interval a
+    /// segment's cut may wait: the unit test's stream has keyframes on the segment boundaries, this one does not).
+    @Test func threeMinutesOfALiveStreamKeepAOneMinuteRingBounded() async throws {
+        let path = try Fixture.h264AAC.path()
+        var lab = LiveFLVServer.Configuration(port: 0, threads: 1, wallClockInterval: nil)
+        lab.speed = 4
+        let server = try LiveFLVServer(path: path, configuration: lab, logger: LabSessionTests.quiet())
+        let port = try await server.start()
+        let parent = FileManager.default.temporaryDirectory.path + "/timeshift-bound-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        var configuration = LatencyModeSessionTests.configuration(.preset(.speed))
+        let window: Int64 = 60
+        configuration.timeShift = TimeShiftRing.Options(
+            window: .seconds(window), directory: parent, minimumFreeSpace: 0)
+        let loopPeriod = Int64(server.program.loopPeriod)
+        let largest = Locked<(files: Int, bytes: Int64)>((0, 0))
+        let recording = await SessionRecording.record(
+            "http://127.0.0.1:\(port)/live.flv", configuration: configuration, limit: .seconds(90),
+            script: { probe in
+                await probe.wait(for: .playBegin)
+                // Until three minutes of stream have gone out (the loops the lab has played).
+                _ = await eventually(within: .seconds(75)) {
+                    let ring = (try? FileManager.default.contentsOfDirectory(atPath: parent))?.first
+                        .map { parent + "/" + $0 }
+                    let files = ring.flatMap { try? FileManager.default.contentsOfDirectory(atPath: $0) } ?? []
+                    let bytes = files.reduce(Int64(0)) { total, file in
+                        let size = (try? FileManager.default.attributesOfItem(atPath: ring! + "/" + file))?[.size]
+                        return total + ((size as? NSNumber)?.int64Value ?? 0)
+                    }
+                    largest.withLock { $0 = (max($0.files, files.count), max($0.bytes, bytes)) }
+                    return server.statistics.completedLoops * loopPeriod >= 180_000
+                }
+                probe.stop()
+            })
+        await server.stop()
+        let sent = server.statistics.completedLoops * loopPeriod
+        #expect(sent >= 180_000, "three minutes of stream went out: \(sent) ms")
+        let windows = recording.events.filter { $0.code == .playProgress }
+            .compactMap { Self.double($0, "EVT_PLAY_DURATION") }
+        let segment = TimeShiftRing.Options(window: .seconds(window)).segmentLength.milliseconds
+        let fileSize = try #require((try FileManager.default.attributesOfItem(atPath: path))[.size] as? NSNumber)
+        let bytesPerSecond = fileSize.doubleValue * 1000 / Double(loopPeriod)
+        let (files, bytes) = largest.withLock { $0 }
+        print(
+            "time-shift bound: \(sent / 1000) s of stream; ring at most \(files) files, \(bytes) bytes "
+                + "(\(Int(Double(bytes) / bytesPerSecond)) s of stream); windows up to \(windows.max() ?? 0) s")
+        #expect(recording.first(.playBegin) != nil && !recording.codes.contains(-2301), "\(recording.codes)")
+        #expect(files >= 2 && files <= Int(window * 1000 / segment) + 2, "\(files) files")
+        #expect(Double(bytes) <= bytesPerSecond * 75, "\(bytes) bytes")
+        // A segment is cut at the first keyframe a segment length in: up to a keyframe interval longer (the
+        // fixture's are 1 s apart, a little more across its loop).
+        let longest = windows.max() ?? 0
+        let bound = Double(window * 1000 + segment + 1_100) / 1000
+        #expect(longest >= Double(window) - 5 && longest <= bound, "\(windows)")
+        #expect((try FileManager.default.contentsOfDirectory(atPath: parent)).isEmpty, "the ring is removed at the end")
+    }
+
     /// A pause at the live edge resumes where it paused, the pause's length behind, at 1.0×: what came meanwhile
     /// waited in the ring.
     @Test func aPauseResumesWhereItPausedNotAtTheNewestMedia() async throws {
