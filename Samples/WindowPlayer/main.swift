@@ -5,8 +5,8 @@
 // player reports in the window's title and on stdout, and a few keys: space pauses and resumes, m mutes, left /
 // right go 10 s back / on, l goes live, q (or closing the window) quits; the window's control bar sends the same.
 // With TIMESHIFT_MINUTES a live stream keeps that much on disk to go back in (the bar's time-shift layout, from
-// each progress event). A local file's seek bar, and the time-shift window's, show the keyframe under the pointer
-// (ThumbnailReader, LivePlayer.timeShiftThumbnails).
+// each progress event). The seek bar of a file (local, or over HTTP with a keyframe index) and of the time-shift
+// window show the keyframe under the pointer (ThumbnailReader, LivePlayer.timeShiftThumbnails).
 // `liveplay --window` is the same thing with every key; this is the smallest one.
 import Foundation
 import LivePlay
@@ -112,10 +112,13 @@ let window = try await PlayerWindow(options: .init(title: "window-player — \(R
     keys.handle(action, player: player)
 }
 let deliver: ThumbnailReader.Delivery = { seconds, picture in window.setThumbnail(picture, seconds: seconds) }
-if !url.contains("://") {
-    keys.preview(with: ThumbnailReader(path: url, deliver: deliver))
-} else if configuration.timeShift != nil {
+if configuration.timeShift != nil {
     keys.preview(with: player.timeShiftThumbnails(deliver: deliver))
+} else if !url.contains("://") {
+    keys.preview(with: ThumbnailReader(path: url, deliver: deliver))
+} else if url.hasPrefix("http") {
+    // A file over HTTP(S) with a keyframe index; a live stream's bar has no seek bar to ask.
+    keys.preview(with: ThumbnailReader(url: url, options: configuration.transport, deliver: deliver))
 }
 let sound = try? DeviceAudioSink()
 player.setVideoSink(window)

@@ -2,7 +2,7 @@ import Foundation
 import LivePlayCore
 public import LivePlayDecode
 import LivePlayFLV
-import LivePlayTransport
+public import LivePlayTransport
 
 /// Pictures for a seek bar's hover preview (Brightcove's thumbnails over the progress bar, Media3's scrubbing
 /// preview): for a time in a local FLV file, or in a session's time-shift window
@@ -33,16 +33,29 @@ public final class ThumbnailReader: @unchecked Sendable {
     private var pictures: [String: RGBPicture] = [:]
     private let posters = PosterDecoder(options: DecoderOptions())
 
+    /// An HTTP file's keyframe index and video sequence header, read on the first request (nil inside: none).
+    private var httpHead: HTTPFileHead??
+
     /// What the pictures come from.
     private enum Source {
         case file(String)
         /// The ring now (nil: no time-shift); its segments are FLV files with their sequence headers at the start.
         case timeShift(@Sendable () -> TimeShiftRing?)
+        /// A file over HTTP(S), read by byte ranges.
+        case http(HTTPRangeReader)
     }
 
     /// Starts the reader's thread for the file at `path`; `deliver` gets each picture asked for.
     public convenience init(path: String, deliver: @escaping Delivery) {
         self.init(source: .file(path), deliver: deliver)
+    }
+
+    /// Starts the reader's thread for an FLV file over HTTP(S) at `url` (with `options`' headers, timeouts and TLS):
+    /// byte ranges of the keyframes its metadata's keyframe index (`-flvflags add_keyframe_index`, yamdi, flvtool2)
+    /// lists, from a server that answers ranges. The index and the sequence header are read from its first 256 KiB
+    /// on the first request; a file without them, or a server without ranges, gives no pictures.
+    public convenience init(url: String, options: TransportOptions, deliver: @escaping Delivery) {
+        self.init(source: .http(HTTPRangeReader(url: url, options: options)), deliver: deliver)
     }
 
     /// Starts the reader's thread for the time-shift window of whichever ring `ring` gives at each request.
@@ -88,6 +101,7 @@ public final class ThumbnailReader: @unchecked Sendable {
             guard let next else { break }
             deliver(next.seconds, picture(at: next.seconds, size: next.size))
         }
+        if case .http(let reader) = source { reader.close() }
         condition.withLock {
             exited = true
             condition.broadcast()
@@ -96,16 +110,13 @@ public final class ThumbnailReader: @unchecked Sendable {
 
     /// The keyframe at or before `seconds` (the first after the start when none is before), decoded and fitted.
     private func picture(at seconds: Double, size: PictureSize) -> RGBPicture? {
-        guard let (path, offset) = keyframe(at: seconds) else { return nil }
-        let key = "\(path)@\(offset)"
-        if let kept = pictures[key], kept.width <= size.width, kept.height <= size.height,
+        guard let keyframe = keyframe(at: seconds) else { return nil }
+        if let kept = pictures[keyframe.key], kept.width <= size.width, kept.height <= size.height,
             kept.width == size.width || kept.height == size.height
         {
             return kept
         }
-        guard let index = index(of: path), let header = index.sequenceHeader(before: offset),
-            let tags = index.tags(at: [header, offset])
-        else { return nil }
+        guard let tags = keyframe.tags() else { return nil }
         var demuxer = FLVDemuxer()
         var configuration: VideoCodecConfiguration?
         var packet: EncodedPacket?
@@ -124,18 +135,42 @@ public final class ThumbnailReader: @unchecked Sendable {
         else { return nil }
         let fitted = full.fitted(into: size)
         if pictures.count >= 64 { pictures.removeAll() }
-        pictures[key] = fitted
+        pictures[keyframe.key] = fitted
         return fitted
     }
 
-    /// Which file, and where in it, the keyframe at or before `seconds` is.
-    private func keyframe(at seconds: Double) -> (path: String, offset: Int64)? {
+    /// The keyframe at or before `seconds`: a key for the pictures kept, and how to read its sequence header's tag
+    /// and its own.
+    private func keyframe(at seconds: Double) -> (key: String, tags: () -> [FLVTag]?)? {
         switch source {
         case .file(let path):
-            return index(of: path)?.keyframe(at: seconds).map { (path, $0.offset) }
+            return index(of: path)?.keyframe(at: seconds).map { fileKeyframe(path, $0.offset) }
         case .timeShift(let ring):
             return ring()?.keyframe(atWindowOffset: .milliseconds(Int64((seconds * 1000).rounded())))
+                .map { fileKeyframe($0.path, $0.offset) }
+        case .http(let reader):
+            if httpHead == nil { httpHead = HTTPFileHead(reader) }
+            guard let head = httpHead ?? nil,
+                let keyframe = head.keyframes.last(where: { $0.time <= seconds }) ?? head.keyframes.first
+            else { return nil }
+            return (
+                "\(keyframe.position)",
+                { HTTPFileHead.tag(at: keyframe.position, reader).map { [head.sequenceHeader, $0] } }
+            )
         }
+    }
+
+    /// The keyframe whose tag starts `offset` bytes into the file at `path`, with the sequence header before it.
+    private func fileKeyframe(_ path: String, _ offset: Int64) -> (key: String, tags: () -> [FLVTag]?) {
+        (
+            "\(path)@\(offset)",
+            {
+                guard let index = self.index(of: path), let header = index.sequenceHeader(before: offset) else {
+                    return nil
+                }
+                return index.tags(at: [header, offset])
+            }
+        )
     }
 
     /// The keyframe index of the file at `path`, kept until another file is read (a time-shift segment's newest
@@ -225,5 +260,47 @@ struct KeyframeIndex {
             tags.append(FLVTag(type: type, timestamp: timestamp, body: [UInt8](body)))
         }
         return tags
+    }
+}
+
+/// What an HTTP FLV file's start says for thumbnails: its keyframes (the metadata's keyframe index) and its video
+/// sequence header.
+private struct HTTPFileHead {
+    var keyframes: [KeyframePosition]
+    var sequenceHeader: FLVTag
+
+    /// How much of the file's start is read for them.
+    static let length: Int64 = 256 << 10
+
+    /// nil when the start does not arrive, or has no keyframe index or no video sequence header.
+    init?(_ reader: HTTPRangeReader) {
+        guard let bytes = reader.read(0..<Self.length) else { return nil }
+        var framer = FLVTagFramer()
+        framer.append(bytes)
+        var demuxer = FLVDemuxer()
+        var keyframes: [KeyframePosition] = []
+        var sequenceHeader: FLVTag?
+        while sequenceHeader == nil || keyframes.isEmpty, let tag = (try? framer.nextTag()) ?? nil {
+            if tag.type == FLVTagType.video.rawValue, tag.isSequenceHeader, sequenceHeader == nil {
+                sequenceHeader = tag
+            }
+            demuxer.append(tag: tag)
+            while let element = (try? demuxer.nextElement()) ?? nil {
+                if case .metadata(let metadata) = element, keyframes.isEmpty { keyframes = metadata.keyframeIndex }
+            }
+        }
+        guard let sequenceHeader, !keyframes.isEmpty else { return nil }
+        self.keyframes = keyframes
+        self.sequenceHeader = sequenceHeader
+    }
+
+    /// The whole tag at `position`: its header, then (by its size, within the framer's bound) the rest.
+    static func tag(at position: Int64, _ reader: HTTPRangeReader) -> FLVTag? {
+        let bound = FLVTagFramer().maximumTagSize
+        guard let head = reader.read(position..<position + 11),
+            let (type, size, timestamp) = FLVTagFramer.header(head, at: 0, maximumTagSize: bound),
+            let body = reader.read(position + 11..<position + 11 + Int64(size))
+        else { return nil }
+        return FLVTag(type: type, timestamp: timestamp, body: body)
     }
 }

@@ -315,7 +315,12 @@ struct PlayCommand: AsyncParsableCommand {
                     rotation: RenderRotation(rawValue: outputs.rotation) ?? .rotation0,
                     showsCaptions: captions.map { $0 != .off } ?? false,
                     thumbnailsFrom: targets.count == 1 ? (try? StreamAddress(parsing: target)).flatMap {
-                        $0.isLocalFile ? $0.path : nil
+                        switch $0.scheme {
+                        case .file: .file($0.path)
+                        // A file over HTTP (a live stream's bar has no seek bar to hover).
+                        case .http, .https: .http(target)
+                        case .rtmp, .rtmps: nil
+                        }
                     } : nil)
                 player.setVideoSink(VideoFanOut([presented, opened.window] + sinks.video))
                 player.setAudioSink(opened.sound)

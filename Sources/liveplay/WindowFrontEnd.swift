@@ -11,8 +11,14 @@ final class WindowFrontEnd: Sendable {
     let sound: DeviceAudioSink?
     private let player: LivePlayer
     private let log: EventLog
-    /// The local file the seek bar previews, if any (else the time-shift window, when on).
-    private let thumbnailPath: String?
+    /// The file the seek bar previews, if any (the time-shift window comes first, when on).
+    private let thumbnailSource: ThumbnailSource?
+
+    /// Where a seek bar's thumbnails come from, besides the time-shift window.
+    enum ThumbnailSource {
+        case file(String)
+        case http(String)
+    }
     private let thumbnails = Mutex<ThumbnailReader?>(nil)
     /// What the keys have set; the player is told outside the lock.
     private let state: Mutex<State>
@@ -29,11 +35,11 @@ final class WindowFrontEnd: Sendable {
     /// Opens the window and the sound device; `stop` ends playback on `q`, Escape or closing the window.
     init(
         title: String, player: LivePlayer, stop: StopSignal, log: EventLog, renderMode: RenderMode,
-        rotation: RenderRotation, showsCaptions: Bool = false, thumbnailsFrom thumbnailPath: String? = nil
+        rotation: RenderRotation, showsCaptions: Bool = false, thumbnailsFrom thumbnailSource: ThumbnailSource? = nil
     ) async throws(WindowError) {
         self.player = player
         self.log = log
-        self.thumbnailPath = thumbnailPath
+        self.thumbnailSource = thumbnailSource
         state = Mutex(State(rotation: rotation))
         let actions = LockedActions()
         window = try await PlayerWindow(options: PlayerWindow.Options(title: title, showsCaptions: showsCaptions)) {
@@ -131,18 +137,23 @@ final class WindowFrontEnd: Sendable {
         }
     }
 
-    /// The seek bar's thumbnail reader, started on the first hover: of the local file, or of the time-shift
-    /// window; nil for a file over HTTP (its previews are not made). A live stream's bar has no seek bar.
+    /// The seek bar's thumbnail reader, started on the first hover: of the time-shift window, the local file or
+    /// the file over HTTP(S). A live stream's bar has no seek bar.
     private func thumbnailReader() -> ThumbnailReader? {
-        let timeShift = player.configuration.timeShift != nil
-        guard thumbnailPath != nil || timeShift else { return nil }
+        let configuration = player.configuration
+        guard thumbnailSource != nil || configuration.timeShift != nil else { return nil }
         return thumbnails.withLock { reader in
             if reader == nil {
                 let deliver: ThumbnailReader.Delivery = { [window] seconds, picture in
                     window.setThumbnail(picture, seconds: seconds)
                 }
-                reader = thumbnailPath.map { ThumbnailReader(path: $0, deliver: deliver) }
-                    ?? player.timeShiftThumbnails(deliver: deliver)
+                reader =
+                    switch (configuration.timeShift, thumbnailSource) {
+                    case (nil, .file(let path)?): ThumbnailReader(path: path, deliver: deliver)
+                    case (nil, .http(let url)?):
+                        ThumbnailReader(url: url, options: configuration.transport, deliver: deliver)
+                    default: player.timeShiftThumbnails(deliver: deliver)
+                    }
             }
             return reader
         }

@@ -104,6 +104,49 @@ import Testing
         #expect(await eventually { delivered.get()[1] != nil && delivered.get()[1]! == nil }, "no ring, no picture")
     }
 
+    /// A file over HTTP with a keyframe index (`-flvflags add_keyframe_index`), from nginx: the same keyframes, by
+    /// byte ranges only (the index and sequence header from the first 256 KiB, then each keyframe's tag); a file
+    /// without the index gives no picture, and is not read whole.
+    @Test func aFileOverHTTPPreviewsItsKeyframesByByteRanges() async throws {
+        let indexed = try Fixtures.make(
+            name: "h264-aac-10s-indexed", extension: "flv",
+            Fixture.longH264AAC.ffmpegArguments + ["-flvflags", "add_keyframe_index", "-f", "flv"])
+        let plain = try Fixture.longH264AAC.path()
+        let directory = NSTemporaryDirectory() + "liveplay-thumbs-http-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.copyItem(atPath: indexed, toPath: directory + "/indexed.flv")
+        try FileManager.default.copyItem(atPath: plain, toPath: directory + "/plain.flv")
+        if let reason = NginxRTMPServer.unavailableReason {
+            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("nginx is required under CI: \(reason)") }
+            return
+        }
+        let server = try NginxRTMPServer(staticFiles: directory)
+        defer { server.stop() }
+        let delivered = Locked<[Double: RGBPicture?]>([:])
+        let reader = ThumbnailReader(url: server.fileURL("indexed.flv"), options: TransportOptions()) {
+            seconds, picture in delivered.withLock { $0[seconds] = picture }
+        }
+        defer { reader.stop() }
+        // The index's times are the keyframes' decode times, up to two B-frames (80 ms) before the pictures' own,
+        // as a seek by the index lands: 4.0 s is already the keyframe shown at 4.023 s.
+        try await Self.expectKeyframes(
+            [(5.3, 4023), (4.0, 4023), (3.9, 2023), (0, 23), (60, 8023)], from: reader, delivered: delivered,
+            pictures: try Self.decodedPictures(indexed))
+        reader.stop()
+        let requests = server.accessLog.split(separator: "\n")
+        #expect(!requests.isEmpty && requests.allSatisfy { $0.hasPrefix("206 bytes=") }, "\(requests)")
+
+        let none = Locked<[Double]>([])
+        let unindexed = ThumbnailReader(url: server.fileURL("plain.flv"), options: TransportOptions()) {
+            seconds, picture in if picture == nil { none.withLock { $0.append(seconds) } }
+        }
+        defer { unindexed.stop() }
+        unindexed.request(at: 4, size: PictureSize(width: 160, height: 120))
+        #expect(await eventually { none.get() == [4] }, "no keyframe index, no picture")
+        #expect(server.accessLog.split(separator: "\n").filter { $0.contains("plain.flv") }.count == 1)
+    }
+
     @Test func aFileThatIsNotFLVGivesNoPicture() async throws {
         let path = NSTemporaryDirectory() + "liveplay-not-flv-\(UUID().uuidString)"
         try Data("not a video".utf8).write(to: URL(fileURLWithPath: path))
