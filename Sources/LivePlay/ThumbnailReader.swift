@@ -237,7 +237,7 @@ struct KeyframeIndex {
     }
 
     /// The framer's bound on a tag's body.
-    private static let maximumTagSize = FLVTagFramer().maximumTagSize
+    static let maximumTagSize = FLVTagFramer().maximumTagSize
 
     /// The keyframe at or before `seconds`, else the first.
     func keyframe(at seconds: Double) -> Keyframe? {
@@ -296,9 +296,9 @@ private struct HTTPFileHead {
 
     /// The whole tag at `position`: its header, then (by its size, within the framer's bound) the rest.
     static func tag(at position: Int64, _ reader: HTTPRangeReader) -> FLVTag? {
-        let bound = FLVTagFramer().maximumTagSize
         guard let head = reader.read(position..<position + 11),
-            let (type, size, timestamp) = FLVTagFramer.header(head, at: 0, maximumTagSize: bound),
+            let (type, size, timestamp) = FLVTagFramer.header(
+                head, at: 0, maximumTagSize: KeyframeIndex.maximumTagSize),
             let body = reader.read(position + 11..<position + 11 + Int64(size))
         else { return nil }
         return FLVTag(type: type, timestamp: timestamp, body: body)
