@@ -28,7 +28,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.25.0"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.1.0"),
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.0"),
     ],
@@ -103,9 +102,8 @@ let package = Package(
             name: "LivePlayCache",
             dependencies: [
                 // Its requests go through LivePlayTransport (HTTPConnectionPool): only Transport speaks HTTP.
-                "LivePlayCore", "LivePlayTransport", "LivePlayRecording",
-                // SHA-256 for cache keys; swift-crypto is already in the graph through Transport's AsyncHTTPClient.
-                .product(name: "Crypto", package: "swift-crypto"),
+                // SHA-256 for cache keys is libavutil's, through LivePlayDecode (its one wrapper).
+                "LivePlayCore", "LivePlayTransport", "LivePlayRecording", "LivePlayDecode",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

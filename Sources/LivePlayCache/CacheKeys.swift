@@ -1,6 +1,6 @@
-import Crypto
 import Foundation
 import LivePlayCore
+import LivePlayDecode
 
 /// How a URL becomes a cache key: the same file under another signed-URL token is the same entry.
 public struct CacheKeys: Sendable, Hashable {
@@ -30,6 +30,6 @@ public struct CacheKeys: Sendable, Hashable {
     /// SHA-256 of ``canonical(_:)``, in hex: what the index and the data file are named by, so a token that is
     /// not volatile is not written out in clear either.
     public func key(for url: String) -> String {
-        SHA256.hash(data: Data(canonical(url).utf8)).map { String(format: "%02x", $0) }.joined()
+        SHA256.hex(canonical(url).utf8)
     }
 }
