@@ -125,6 +125,52 @@ extension WindowCommandTests {
         run.process.waitUntilExit()
     }
 
+    /// The compact layout on the screen: the window resized to 480×360 (xdotool, as a viewer's window manager would)
+    /// leaves one row's seek bar under four bar heights, so the bar takes two rows: the top row's time reads
+    /// `0:0S / 0:20` by OCR, its seek bar seeks, and play / pause on the row below pauses. The shrink leaves the
+    /// pointer outside, and its one jump back in shows the bar.
+    @Test func aNarrowWindowsBarTakesTwoRowsAndItsControlsWork() async throws {
+        guard Self.hasDisplay, Self.hasOCR else { return }
+        let run = try WindowRun([], source: try Fixture.flashBeep.path())
+        #expect(await run.playing())
+        let window = try run.display.windowID(named: run.title)
+        _ = try run.display.xdotool(["windowsize", window, "480", "360"])
+        _ = try await eventually(within: .seconds(5)) {
+            let geometry = try run.display.geometry(ofWindowNamed: run.title)
+            return geometry.width == 480 && geometry.height == 360
+        }
+        let timeline = PlayerWindow.Timeline.onDemand(position: 0, duration: 20)
+        let (time, seekBar, playPause) = (
+            try run.bar(.time, timeline: timeline), try run.bar(.seekBar, timeline: timeline),
+            try run.bar(.playPause, timeline: timeline)
+        )
+        #expect(time.y == seekBar.y && playPause.y > seekBar.y, "two rows: \(time), \(seekBar), \(playPause)")
+        // The pointer was left outside by the shrink: one jump in (no relative move) shows the bar, as any move does.
+        try run.move(toX: 200, y: 100)
+        var read = ""
+        _ = try await eventually(within: .seconds(2)) {
+            read = try run.ocr(x: time.x, y: time.y, width: time.width, height: time.height, singleLine: true)
+            return read.contains("/")
+        }
+        print("the compact bar's time, by OCR: \(read)")
+        let parts = read.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " / ")
+        #expect(parts.count == 2 && parts.last == "0:20", "the duration on the top row: \(read)")
+
+        let seekLine = run.log.get().components(separatedBy: "\n").count
+        try run.clickBar(.seekBar, timeline: timeline, fraction: 0.75)
+        var position = 0
+        _ = await eventually {
+            let lines = run.log.get().components(separatedBy: "\n").dropFirst(seekLine)
+            position = lines.compactMap(Self.positionMilliseconds).last ?? 0
+            return position >= 13_500
+        }
+        #expect(position >= 13_500 && position <= 18_000, "the top row's seek bar seeks to 15 s: \(position) ms")
+        try run.clickBar(.playPause, timeline: timeline)
+        #expect(await run.waitFor("LIVEPLAY_EVT_PAUSED", seconds: 5), "play / pause on the lower row pauses: 9007")
+        try run.press("q")
+        run.process.waitUntilExit()
+    }
+
     /// A pointer resting on the on-demand seek bar shows the keyframe there above it. The file's pictures are black
     /// but for a white flash at the start of each second, and x264 put a keyframe on each flash (23 ms into the
     /// second) and on the black after it (123 ms): resting where the time is 15.05 s or so shows a white box over
