@@ -108,14 +108,7 @@ extension WindowCommandTests {
         let seconds = parts.first.flatMap { $0.count == 4 && $0.hasPrefix("0:") ? Int($0.dropFirst(2)) : nil }
         #expect(seconds.map { (1...10).contains($0) } == true, "the position, a few seconds in: \(read)")
 
-        let seekLine = run.log.get().components(separatedBy: "\n").count
-        try run.clickBar(.seekBar, timeline: timeline, fraction: 0.75)
-        var position = 0
-        _ = await eventually {
-            let lines = run.log.get().components(separatedBy: "\n").dropFirst(seekLine)
-            position = lines.compactMap(Self.positionMilliseconds).last ?? 0
-            return position >= 13_500
-        }
+        let position = try await run.clickSeekBarAtThreeQuarters(timeline: timeline)
         #expect(position >= 13_500 && position <= 18_000, "a click at three quarters seeks to 15 s: \(position) ms")
         try run.clickBar(.playPause, timeline: timeline)
         #expect(await run.waitFor("LIVEPLAY_EVT_PAUSED", seconds: 5), "play / pause pauses a file too: 9007")
@@ -156,14 +149,7 @@ extension WindowCommandTests {
         let parts = read.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " / ")
         #expect(parts.count == 2 && parts.last == "0:20", "the duration on the top row: \(read)")
 
-        let seekLine = run.log.get().components(separatedBy: "\n").count
-        try run.clickBar(.seekBar, timeline: timeline, fraction: 0.75)
-        var position = 0
-        _ = await eventually {
-            let lines = run.log.get().components(separatedBy: "\n").dropFirst(seekLine)
-            position = lines.compactMap(Self.positionMilliseconds).last ?? 0
-            return position >= 13_500
-        }
+        let position = try await run.clickSeekBarAtThreeQuarters(timeline: timeline)
         #expect(position >= 13_500 && position <= 18_000, "the top row's seek bar seeks to 15 s: \(position) ms")
         try run.clickBar(.playPause, timeline: timeline)
         #expect(await run.waitFor("LIVEPLAY_EVT_PAUSED", seconds: 5), "play / pause on the lower row pauses: 9007")
@@ -387,6 +373,20 @@ extension WindowCommandTests.WindowRun {
         try display.xdotool(["click", "1"])
         // Past the double-click time: two controls clicked in a row are not one double-click.
         Thread.sleep(forTimeInterval: 0.4)
+    }
+
+    /// Clicks three quarters along the seek bar and returns the position the progress lines then reach (ms), 13.5 s
+    /// or more within the usual wait (a 20 s file: 15 s).
+    func clickSeekBarAtThreeQuarters(timeline: PlayerWindow.Timeline) async throws -> Int {
+        let seekLine = log.get().components(separatedBy: "\n").count
+        try clickBar(.seekBar, timeline: timeline, fraction: 0.75)
+        var position = 0
+        _ = await eventually {
+            let lines = log.get().components(separatedBy: "\n").dropFirst(seekLine)
+            position = lines.compactMap(WindowCommandTests.positionMilliseconds).last ?? 0
+            return position >= 13_500
+        }
+        return position
     }
 
     /// The text tesseract reads in a part of the window: grabbed by x11grab, white-on-dark turned dark-on-white and
