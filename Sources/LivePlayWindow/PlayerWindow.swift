@@ -324,7 +324,6 @@ public final class PlayerWindow: VideoSink, Sendable {
                 }
             }
         }
-        var pointerSeen = false
         while true {
             var barChanged = false
             if SDL_WaitEventTimeout(&event, 100) != 0 {
@@ -341,13 +340,7 @@ public final class PlayerWindow: VideoSink, Sendable {
                         case .picture:
                             clicks = count
                         }
-                    // A motion that moved nothing, as the first pointer event, is the window opening under the pointer:
-                    // no reason to show the bar. Later it is the pointer coming back in, in one jump (SDL counts no
-                    // relative move on entering), and shows it as any move does.
-                    case .motion(_, _, false)? where !pointerSeen:
-                        pointerSeen = true
-                    case .motion(let x, let y, _)?:
-                        pointerSeen = true
+                    case .motion(let x, let y)?:
                         let (dragging, hover) = (renderer.bar.isDragging, renderer.bar.hover?.seconds)
                         carryOut(renderer.bar.motion(toX: x, y: y, in: renderer.size, at: now))
                         barChanged = barChanged || dragging || renderer.bar.hover?.seconds != hover
@@ -355,7 +348,6 @@ public final class PlayerWindow: VideoSink, Sendable {
                         carryOut(renderer.bar.release(at: now))
                         barChanged = true
                     case .left?:
-                        pointerSeen = true
                         carryOut(renderer.bar.pointerLeft())
                         barChanged = true
                     case nil:

@@ -386,9 +386,7 @@ final class WindowRenderer {
         case press(x: Int, y: Int, clicks: Int)
         /// The left button came up.
         case release
-        /// The pointer is at (`x`, `y`); `moved` is false when SDL saw no relative move (the window opening under
-        /// the pointer, or the pointer entering it in one jump).
-        case motion(x: Int, y: Int, moved: Bool)
+        case motion(x: Int, y: Int)
         /// The pointer left the window.
         case left
     }
@@ -399,9 +397,10 @@ final class WindowRenderer {
             return .press(x: Int(event.button.x), y: Int(event.button.y), clicks: Int(event.button.clicks))
         case SDL_MOUSEBUTTONUP.rawValue where Int32(event.button.button) == SDL_BUTTON_LEFT:
             return .release
-        case SDL_MOUSEMOTION.rawValue:
-            let moved = event.motion.xrel != 0 || event.motion.yrel != 0
-            return .motion(x: Int(event.motion.x), y: Int(event.motion.y), moved: moved)
+        // A motion that moved nothing says where the pointer is: SDL sends one when the window opens under it, which
+        // is no reason to show the control bar.
+        case SDL_MOUSEMOTION.rawValue where event.motion.xrel != 0 || event.motion.yrel != 0:
+            return .motion(x: Int(event.motion.x), y: Int(event.motion.y))
         case SDL_WINDOWEVENT.rawValue where UInt32(event.window.event) == SDL_WINDOWEVENT_LEAVE.rawValue:
             return .left
         default:
