@@ -138,9 +138,9 @@ extension WindowCommandTests {
         )
         #expect(time.y == seekBar.y && playPause.y > seekBar.y, "two rows: \(time), \(seekBar), \(playPause)")
         // The pointer was left outside by the shrink. Its jump in is a motion with no relative move, which the window
-        // cannot tell from the window moving under a still pointer (and ignores); the next move shows the bar.
+        // cannot tell from the window moving under a still pointer (and ignores); the next move shows the bar. The X
+        // server delivers the two in order: no wait between them.
         try run.move(toX: 200, y: 100)
-        try await Task.sleep(for: .milliseconds(200))
         try run.move(toX: 220, y: 110)
         var read = ""
         _ = try await eventually(within: .seconds(2)) {
