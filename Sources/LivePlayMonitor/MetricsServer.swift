@@ -16,6 +16,8 @@ public struct MetricsServer: Sendable {
     public let port: Int
     public let monitor: Monitor
     public let probeConfiguration: LivePlayConfiguration
+    /// The hosts `/probe` may reach (`--probe-allow`); empty: any network URL.
+    public let probeAllowance: [ProbeAllowance]
     private let logger: Logger
 
     public static let maximumProbeSeconds = 120.0
@@ -23,12 +25,13 @@ public struct MetricsServer: Sendable {
     public init(
         host: String, port: Int, monitor: Monitor,
         probeConfiguration: LivePlayConfiguration = LivePlayConfiguration(decodes: false),
-        logger: Logger = Logger(label: "liveplay.metrics")
+        probeAllowance: [ProbeAllowance] = [], logger: Logger = Logger(label: "liveplay.metrics")
     ) {
         self.host = host
         self.port = port
         self.monitor = monitor
         self.probeConfiguration = probeConfiguration
+        self.probeAllowance = probeAllowance
         self.logger = logger
     }
 
@@ -123,7 +126,7 @@ public struct MetricsServer: Sendable {
         case "/probe":
             let request: ProbeRequest
             do {
-                request = try ProbeRequest(components?.queryItems ?? [])
+                request = try ProbeRequest(components?.queryItems ?? [], allowed: probeAllowance)
             } catch {
                 return (.badRequest, "text/plain", Array("\(error.message)\n".utf8))
             }
@@ -135,7 +138,10 @@ public struct MetricsServer: Sendable {
     }
 }
 
-/// One probe: plays a target for a while with a registry of its own, and says whether it played.
+/// One probe: plays a target for a while with a registry of its own, and says whether it played and, when it did
+/// not, why: `liveplay_probe_failure{reason=…}` (a bounded set: `timeout_before_connecting`,
+/// `timeout_before_first_picture`, `ended_before_first_picture`, or the symbol of the error that ended it), with the
+/// stream's state `down`.
 enum Probe {
     static func run(_ target: String, for duration: Duration, configuration: LivePlayConfiguration) async -> String {
         let registry = PrometheusCollectorRegistry()
@@ -151,9 +157,24 @@ enum Probe {
         stop.request()
         let ended = await outcome
         metrics.refresh()
-        let success = listener.played && (ended == nil || ended == .ended)
-        registry.gauge(.probeSuccess).set(to: success ? 1.0 : 0.0)
+        let failure = failureReason(connected: listener.connected, played: listener.played, ended: ended)
+        registry.gauge(.probeSuccess).set(to: failure == nil ? 1.0 : 0.0)
         registry.gauge(.probeDuration).set(to: (ContinuousClock.now - started).secondsValue)
+        if let failure {
+            metrics.set(.down)
+            registry.gauge(.probeFailure, [("reason", failure)]).set(to: 1)
+        }
         return registry.emitToString()
+    }
+
+    /// nil when the probe succeeded: media played, and nothing but the probe's own end or the stream's stopped it.
+    /// `ended` is nil when the probe's time ran out with the player still playing (or still trying).
+    static func failureReason(connected: Bool, played: Bool, ended: PlaybackOutcome?) -> String? {
+        switch (played, ended) {
+        case (_, .failed(let code)?): code.symbol
+        case (true, _): nil
+        case (false, nil), (false, .stopped?): connected ? "timeout_before_first_picture" : "timeout_before_connecting"
+        case (false, .ended?): "ended_before_first_picture"
+        }
     }
 }

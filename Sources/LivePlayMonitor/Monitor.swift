@@ -244,7 +244,7 @@ final class StreamListener: LivePlayListener, Sendable {
     let metrics: StreamMetrics
     let kind: String
     let other: (any LivePlayListener)?
-    private let playedFlag = Mutex(false)
+    private let progress = Mutex((connected: false, played: false))
 
     init(metrics: StreamMetrics, protocol kind: String, other: (any LivePlayListener)?) {
         self.metrics = metrics
@@ -252,10 +252,13 @@ final class StreamListener: LivePlayListener, Sendable {
         self.other = other
     }
 
-    var played: Bool { playedFlag.withLock { $0 } }
+    var played: Bool { progress.withLock { $0.played } }
+    /// A connection was made (2001), whether or not media then played.
+    var connected: Bool { progress.withLock { $0.connected } }
 
     func onPlayEvent(_ event: PlayEvent) {
-        if event.code == .playBegin { playedFlag.withLock { $0 = true } }
+        if event.code == .playBegin { progress.withLock { $0.played = true } }
+        if event.code == .connectSucceeded { progress.withLock { $0.connected = true } }
         metrics.record(event)
         other?.onPlayEvent(event)
     }

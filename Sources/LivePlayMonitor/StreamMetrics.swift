@@ -265,6 +265,7 @@ public final class StreamMetrics: Sendable {
 enum MetricName: String {
     case up, state, latency, buffered, rate, stalls, stallSeconds, receivedBytes, framesShown, framesDropped
     case lastEventAge, firstFrame, connect, lastFirstFrame, lastConnect, reconnects, events, info, monitorStreams, probeSuccess, probeDuration
+    case probeFailure
 
     var descriptor: MetricNameDescriptor {
         let (name, unit, help): (String, String, String) =
@@ -290,6 +291,8 @@ enum MetricName: String {
             case .monitorStreams: ("monitor_streams", "", "Streams this replica watches (its shard of the list).")
             case .probeSuccess: ("probe_success", "", "1 if the target played during the probe.")
             case .probeDuration: ("probe_duration", "seconds", "How long the probe took.")
+            case .probeFailure:
+                ("probe_failure", "", "1, labelled with why the probe failed (a timeout before the first picture, an error's symbol).")
             }
         return MetricNameDescriptor(namespace: "liveplay", metricName: name, unitName: unit, helpText: help)
     }

@@ -16,7 +16,8 @@ struct MonitorCommand: AsyncParsableCommand {
             stream that is down is reported down, never dropped. SIGHUP reads the file again: streams added, \
             removed or changed start or stop, the others play on and keep their counters. --shard I/N keeps the \
             streams whose ID rendezvous-hashes to shard I of N, so N replicas split one list with no overlap. \
-            With --metrics-listen, GET /metrics, /healthz and /probe?target=URL&seconds=S (docs/monitoring.md).
+            With --metrics-listen, GET /metrics, /healthz and /probe?target=URL&seconds=S (S 5 by default, at most \
+            120; network URLs only, and only --probe-allow's hosts when given; docs/monitoring.md).
 
             The log is JSON lines on stdout: each stream's events and statuses (with `id`), and the monitor's own \
             `monitor` lines (listening, loaded, started, down, stopped) and `reload` lines. stderr has errors only.
@@ -54,6 +55,9 @@ struct MonitorCommand: AsyncParsableCommand {
     @Option(help: "Serve /metrics, /healthz and /probe on ADDR:PORT (e.g. 127.0.0.1:9464, or 0.0.0.0:9464 in a pod).")
     var metricsListen: String?
 
+    @Option(help: "/probe reaches only this HOST or HOST:PORT (repeatable; default: any http, https, rtmp or rtmps URL).")
+    var probeAllow: [String] = []
+
     @Flag(help: "Decode every stream (default: probe mode, transport and timing figures only).")
     var decode = false
 
@@ -88,6 +92,10 @@ struct MonitorCommand: AsyncParsableCommand {
                 throw ValidationError("cannot watch \(showSecrets ? url : Redaction.url(url)): \(error.message)")
             }
         }
+        for allowance in probeAllow where ProbeAllowance(parsing: allowance) == nil {
+            throw ValidationError("--probe-allow takes HOST or HOST:PORT (e.g. origin.example:1935, [::1]), got '\(allowance)'")
+        }
+        if !probeAllow.isEmpty, metricsListen == nil { throw ValidationError("--probe-allow needs --metrics-listen") }
         guard startRate >= 0, startRate.isFinite else { throw ValidationError("--start-rate must be 0 or more") }
         guard (0...1000).contains(readInterval) else { throw ValidationError("--read-interval must be 0…1000 ms") }
         if let playThreads, !(0...256).contains(playThreads) {
@@ -108,11 +116,17 @@ struct MonitorCommand: AsyncParsableCommand {
 
     /// The list file's streams, each line's options checked.
     static func read(_ path: String) throws -> [MonitoredStream] {
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw ValidationError("cannot read the stream list \(path): \(error.localizedDescription)")
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw ValidationError("cannot read the stream list \(path): no such file")
+        }
+        guard !isDirectory.boolValue else {
+            throw ValidationError("cannot read the stream list \(path): it is a directory; give the list file in it")
+        }
+        guard FileManager.default.isReadableFile(atPath: path), let data = FileManager.default.contents(atPath: path)
+        else { throw ValidationError("cannot read the stream list \(path): permission denied") }
+        guard let text = String(validating: data, as: UTF8.self) else {
+            throw ValidationError("cannot read the stream list \(path): it is not UTF-8 text")
         }
         do {
             let streams = try StreamList.parse(text)
@@ -156,7 +170,10 @@ struct MonitorCommand: AsyncParsableCommand {
         if let metricsListen, let (host, port) = Self.listenAddress(metricsListen) {
             let listener: MetricsServer.Listener
             do {
-                listener = try await MetricsServer(host: host, port: port, monitor: monitor).listen()
+                listener = try await MetricsServer(
+                    host: host, port: port, monitor: monitor,
+                    probeAllowance: probeAllow.compactMap(ProbeAllowance.init(parsing:))
+                ).listen()
             } catch {
                 Standard.error("liveplay monitor: \(error.message)")
                 throw ExitCode(ExitStatus.cannotListen)

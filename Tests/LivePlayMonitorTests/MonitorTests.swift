@@ -1,7 +1,7 @@
 import Foundation
 import LivePlay
 import LivePlayLab
-import LivePlayMonitor
+@testable import LivePlayMonitor
 import LivePlayTesting
 import Logging
 import Prometheus
@@ -112,6 +112,68 @@ import Testing
             #expect(port70000.status == 400 && port70000.body.contains("the port '70000'"), "\(port70000)")
             let tooLong = try Self.get(port, "/probe?target=http://127.0.0.1:1/a.flv&seconds=500")
             #expect(tooLong.status == 400 && tooLong.body.contains("at most 120"), "\(tooLong)")
+        }
+    }
+
+    /// `/probe` reaches out over the network and nowhere else: a local path or `file://` URL is refused unread, the
+    /// same sentence whether the file exists or not (no file-existence oracle on the metrics port), and with
+    /// `--probe-allow` a host outside the list is refused too.
+    @Test func aProbeTakesOnlyNetworkURLsAndOnlyTheAllowedHosts() async throws {
+        let bound = Locked<Int?>(nil)
+        let allowed = [ProbeAllowance(parsing: "127.0.0.1:1"), ProbeAllowance(parsing: "[::1]")].compactMap { $0 }
+        #expect(allowed.count == 2)
+        #expect(ProbeAllowance(parsing: "host:99999") == nil && ProbeAllowance(parsing: "a/b") == nil)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await MetricsServer(host: "127.0.0.1", port: 0, monitor: Monitor(), probeAllowance: allowed).run {
+                    bound.set($0)
+                }
+            }
+            defer { group.cancelAll() }
+            _ = LoopbackPort.wait(timeout: .seconds(20)) { bound.get() != nil }
+            let port = try #require(bound.get())
+            var bodies: [String] = []
+            for target in ["/etc/passwd", "/etc/nonexistent", "file:///etc/passwd", "file://localhost/etc/shadow"] {
+                let reply = try Self.get(port, "/probe?target=\(target)&seconds=1")
+                #expect(reply.status == 400, "\(target): \(reply)")
+                #expect(reply.body.contains("a probe takes a network URL"), "\(target): \(reply)")
+                bodies.append(reply.body)
+            }
+            #expect(Set(bodies).count == 1, "one answer whatever exists: \(bodies)")
+            let outside = try Self.get(port, "/probe?target=rtmp://127.0.0.2/live/a&seconds=1")
+            #expect(outside.status == 400 && outside.body.contains("127.0.0.2:1935 is not in --probe-allow"), "\(outside)")
+            let otherPort = try Self.get(port, "/probe?target=http://127.0.0.1:2/a.flv&seconds=1")
+            #expect(otherPort.status == 400, "the allowance names port 1: \(otherPort)")
+            // An allowed host is probed (nothing listens on port 1 there: it fails, and says it never connected).
+            let refused = try Self.get(port, "/probe?target=http://127.0.0.1:1/a.flv&seconds=1")
+            #expect(refused.status == 200 && Self.value(refused.body, "liveplay_probe_success") == 0, "\(refused)")
+        }
+    }
+
+    /// A probe that fails says why, and leaves the stream `down`, not `connecting`: a server that answers and then
+    /// sends no media within the probe's seconds is a timeout before the first picture.
+    @Test func aFailedProbeIsDownAndSaysWhy() async throws {
+        let header: [UInt8] = Array("HTTP/1.1 200 OK\r\nContent-Type: video/x-flv\r\n\r\n".utf8)
+            + [0x46, 0x4C, 0x56, 0x01, 0x05, 0, 0, 0, 9, 0, 0, 0, 0]
+        let answersThenNothing = try MisbehavingServer(.script { peer in
+            _ = try peer.read(1)
+            try peer.write(header)
+            _ = peer.sleep(.seconds(10))
+        })
+        defer { answersThenNothing.stop() }
+        let silent = try MisbehavingServer(.silent)
+        defer { silent.stop() }
+        let cases = [
+            (answersThenNothing.port, "timeout_before_first_picture"), (silent.port, "timeout_before_connecting"),
+        ]
+        for (port, reason) in cases {
+            let page = await Probe.run(
+                "http://127.0.0.1:\(port)/live.flv", for: .milliseconds(1500),
+                configuration: LivePlayConfiguration(decodes: false))
+            #expect(Self.value(page, "liveplay_probe_success") == 0, "\(page)")
+            #expect(Self.value(page, #"liveplay_probe_failure{reason="\#(reason)"}"#) == 1, "\(page)")
+            #expect(Self.value(page, #"liveplay_stream_state{stream="probe",state="down"}"#) == 1, "\(page)")
+            #expect(Self.value(page, #"liveplay_stream_state{stream="probe",state="connecting"}"#) == 0, "\(page)")
         }
     }
 
