@@ -10,7 +10,8 @@
 #define LIVEPLAY_SDL2_FUNCTIONS(X)                                                                                    \
     X(SDL_ClearQueuedAudio) X(SDL_CloseAudioDevice) X(SDL_CreateRenderer) X(SDL_CreateTexture)                        \
     X(SDL_CreateTextureFromSurface) X(SDL_CreateWindow) X(SDL_DestroyRenderer) X(SDL_DestroyTexture)                  \
-    X(SDL_DestroyWindow) X(SDL_FreeSurface) X(SDL_GetDisplayBounds) X(SDL_GetError) X(SDL_GetQueuedAudioSize)         \
+    X(SDL_DestroyWindow) X(SDL_FreeSurface) X(SDL_GetCurrentVideoDriver) X(SDL_GetDisplayBounds) X(SDL_GetError)      \
+    X(SDL_GetQueuedAudioSize)                                                                                         \
     X(SDL_GetRendererInfo) X(SDL_GetRendererOutputSize) X(SDL_GetWindowDisplayIndex) X(SDL_GetWindowPosition)         \
     X(SDL_GetWindowSize) X(SDL_GetWindowWMInfo) X(SDL_InitSubSystem) X(SDL_LockAudioDevice) X(SDL_OpenAudioDevice)    \
     X(SDL_PauseAudioDevice) X(SDL_PollEvent) X(SDL_PushEvent) X(SDL_QueueAudio) X(SDL_QuitSubSystem)                  \

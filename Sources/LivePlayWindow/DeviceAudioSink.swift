@@ -8,7 +8,9 @@ import Synchronization
 ///
 /// It reports what it holds unplayed (``unplayedDuration``), so the player follows the device: the sound is the
 /// master clock and pictures are shown against what is heard, and the time-stretched sound of a catch-up is what
-/// the device plays. Volume and mute are applied by the player to the samples (with a ramp, no click) before they
+/// the device plays. Only while the device follows real time (``DeviceClockCheck``): a device that does not open,
+/// or takes the sound faster than real time (ALSA with no card) or not at all, is given up once, told through
+/// `onFallback`, and from then on the sink reports `nil` (the player's own clock leads, as with no sound). Volume and mute are applied by the player to the samples (with a ramp, no click) before they
 /// arrive here. The device opens at the first sound's rate and channel count and reopens if they change.
 public final class DeviceAudioSink: AudioSink, Sendable {
     /// Stereo: multichannel sound is down-mixed before it reaches the device (``StereoDownmix``).
@@ -28,6 +30,12 @@ public final class DeviceAudioSink: AudioSink, Sendable {
         var recent: [Float] = []
         /// The device plays: unpaused at the first sound queued after it opened.
         var started = false
+        /// Frames queued since the device opened, to tell how many it has taken.
+        var queuedTotal = 0
+        var check: DeviceClockCheck?
+        /// Why the device was given up; nil while it plays in real time.
+        var gaveUp: String?
+        var told = false
 
         mutating func open(_ sampleRate: Int, _ channels: Int) {
             if device != 0 { SDL_CloseAudioDevice(device) }
@@ -42,26 +50,60 @@ public final class DeviceAudioSink: AudioSink, Sendable {
             format = (sampleRate, channels)
             deviceFrames = device == 0 ? 0 : Int(obtained.samples)
             started = false
+            queuedTotal = 0
+            check = DeviceClockCheck(sampleRate: Int(obtained.freq > 0 ? obtained.freq : Int32(sampleRate)))
+            if device == 0 { gaveUp = "the sound device did not open (\(String(cString: SDL_GetError())))" }
+        }
+
+        /// Looks at the device now; the reason it is given up, the first time it is.
+        mutating func judge(at now: Duration) -> String? {
+            guard gaveUp == nil, device != 0, let format, started else { return nil }
+            let queued = Int(SDL_GetQueuedAudioSize(device)) / (format.channels * MemoryLayout<Float>.size)
+            let verdict = check?.observe(at: now, consumedFrames: queuedTotal - queued, queuedFrames: queued)
+            guard case .notRealTime(let rate)? = verdict else { return nil }
+            SDL_CloseAudioDevice(device)
+            device = 0
+            let shown = String(format: "%.1f", rate)
+            gaveUp = "the sound device takes the sound at \(shown)× real time (\(rate > 1 ? "no card behind it?" : "stuck?"))"
+            return tellOnce()
+        }
+
+        /// Why the device was given up, the first time it is asked.
+        mutating func tellOnce() -> String? {
+            guard let gaveUp, !told else { return nil }
+            told = true
+            return gaveUp
         }
     }
 
+    private let onFallback: @Sendable (String) -> Void
+    private let origin = ContinuousClock.now
+
     /// Initialises SDL's audio; the device opens with the first sound.
-    public init() throws(WindowError) {
+    /// - Parameter onFallback: told once, with a sentence, when the device is given up (it did not open, or does
+    ///   not play in real time) and the player's own clock takes over.
+    public init(onFallback: @escaping @Sendable (String) -> Void = { _ in }) throws(WindowError) {
+        self.onFallback = onFallback
         try WindowError.loadSDL()
         guard SDL_InitSubSystem(SDL_INIT_AUDIO) == 0 else { throw .sdl(.sound, "cannot use the sound system") }
     }
 
+    private var now: Duration { ContinuousClock.now - origin }
+
     deinit { close() }
 
     public func play(_ audio: AudioSamples) {
-        state.withLock { state in
+        let now = now
+        let gaveUp: String? = state.withLock { state in
+            guard state.gaveUp == nil else { return nil }
             if state.format.map({ $0 != (audio.sampleRate, audio.channels) }) ?? true {
                 state.open(audio.sampleRate, audio.channels)
             }
-            guard state.device != 0 else { return }
+            guard state.device != 0 else { return state.tellOnce() }
             audio.samples.withUnsafeBytes { bytes in
                 _ = SDL_QueueAudio(state.device, bytes.baseAddress, UInt32(bytes.count))
             }
+            state.queuedTotal += audio.samples.count / max(1, audio.channels)
             // Started once the first sound is queued: started empty, its first callbacks would play silence first.
             // (SDL2 runs a paused device's thread too, playing silence: if it gets in between the opening and this,
             // one device buffer of silence, 23 ms, comes before the first sound; the clock counts from the queue.)
@@ -72,7 +114,9 @@ public final class DeviceAudioSink: AudioSink, Sendable {
             state.recent += audio.samples
             let kept = audio.sampleRate * audio.channels / 2
             if state.recent.count > 2 * kept { state.recent.removeFirst(state.recent.count - kept) }
+            return state.judge(at: now)
         }
+        if let gaveUp { onFallback(gaveUp) }
     }
 
     /// Lets go of the sound queued and not yet heard, fading out over its first 10 ms (the device's own buffer,
@@ -99,13 +143,19 @@ public final class DeviceAudioSink: AudioSink, Sendable {
         }
     }
 
+    /// nil once the device was given up: the player's clock leads.
     public var unplayedDuration: Duration? {
-        state.withLock { state in
-            guard state.device != 0, let format = state.format else { return .zero }
+        let now = now
+        let (unplayed, gaveUp): (Duration?, String?) = state.withLock { state in
+            if state.gaveUp != nil { return (nil, nil) }
+            guard state.device != 0, let format = state.format else { return (.zero, nil) }
+            if let reason = state.judge(at: now) { return (nil, reason) }
             let bytesPerFrame = format.channels * MemoryLayout<Float>.size
             let frames = Int(SDL_GetQueuedAudioSize(state.device)) / bytesPerFrame + state.deviceFrames
-            return .seconds(Double(frames) / Double(format.sampleRate))
+            return (.seconds(Double(frames) / Double(format.sampleRate)), nil)
         }
+        if let gaveUp { onFallback(gaveUp) }
+        return unplayed
     }
 
     /// Stops the sound and closes the device.

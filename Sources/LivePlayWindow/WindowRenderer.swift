@@ -1,5 +1,6 @@
 internal import CSDL2
 import LivePlay
+import Foundation
 import Glibc
 
 /// The SDL window, renderer and picture texture: created, used and destroyed on the window thread only.
@@ -48,10 +49,28 @@ final class WindowRenderer {
     /// SDL's name for the renderer it chose (`opengl`, `software`, …).
     let name: String
 
+    /// Which display did not answer, for the sentence.
+    private static func unreachableDisplay(driver: String) -> String {
+        let environment = ProcessInfo.processInfo.environment
+        let named = [("DISPLAY", environment["DISPLAY"]), ("WAYLAND_DISPLAY", environment["WAYLAND_DISPLAY"])]
+            .compactMap { name, value in value.flatMap { $0.isEmpty ? nil : "\(name)=\($0)" } }
+        let fallback = driver.isEmpty ? "" : " (SDL fell back to its \(driver) driver, which shows nothing)"
+        return "no display answers at \(named.joined(separator: " or "))\(fallback): is the X server or Wayland "
+            + "compositor running, and may this user reach it?"
+    }
+
     init(options: PlayerWindow.Options) throws(WindowError) {
         try WindowError.loadSDL()
         Self.useUTF8Characters()
         guard SDL_InitSubSystem(SDL_INIT_VIDEO) == 0 else { throw .sdl(.noDisplay, "cannot open the display") }
+        // A display that does not answer (DISPLAY=:99 with no X server there) leaves SDL on a driver that shows
+        // nothing (offscreen, KMS/DRM without a console): a window nobody sees is an error, not a success. A driver
+        // asked for by name (SDL_VIDEODRIVER) is taken as meant.
+        let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? ""
+        if getenv("SDL_VIDEODRIVER") == nil, !["x11", "wayland"].contains(driver) {
+            SDL_QuitSubSystem(SDL_INIT_VIDEO)
+            throw WindowError(.noDisplay, Self.unreachableDisplay(driver: driver))
+        }
         // Linear filtering when scaling, like the picture conversions liveplay draws on the CPU.
         SDL_SetHint(SDL_HINT_RENDER_SCALE_QUALITY, "1")
         // Two clicks count as a double-click within the time a single click waits for a second one.

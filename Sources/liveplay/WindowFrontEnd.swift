@@ -46,7 +46,9 @@ final class WindowFrontEnd: Sendable {
             actions.handle($0)
         }
         do {
-            sound = try DeviceAudioSink()
+            sound = try DeviceAudioSink { reason in
+                log.error("liveplay: no sound: \(reason); the picture plays on liveplay's own clock")
+            }
         } catch {
             log.error("liveplay: no sound: \(error.message)")
             sound = nil
