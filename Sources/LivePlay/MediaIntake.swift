@@ -50,6 +50,8 @@ struct MediaIntake {
     private(set) var audioConfiguration: AudioCodecConfiguration?
     /// The media's length, from `onMetaData`'s duration (media on demand).
     private(set) var mediaDuration: Double?
+    /// The source ended inside a tag, leaving this many bytes of it (a file cut short).
+    var cutInsideTag: Int?
     /// Session timestamps minus the stream's own: what the stitcher added.
     private(set) var timelineOffset: Int64 = 0
     /// The header or metadata announced video on this connection: the first picture, not the first sound,
@@ -215,6 +217,14 @@ struct MediaIntake {
         guard let stamp = clockStamp else { return nil }
         let sentAt = stamp.wallClockMs + Double(position.milliseconds - stamp.streamMs)
         return Int64((wallClockMs - sentAt).rounded())
+    }
+
+    /// Media on demand that ended short of what it promised: inside a tag, or more than a second (and 2 %) before
+    /// its `onMetaData` duration. `(received, promised)` in seconds; nil when it is whole.
+    var truncation: (received: Double, promised: Double?)? {
+        let received = mediaSeconds(at: admission.newestReceived)
+        if let promised = mediaDuration, received < promised - max(1, promised * 0.02) { return (received, promised) }
+        return cutInsideTag == nil ? nil : (received, mediaDuration)
     }
 
     /// A session position as seconds from the start of the media (`EVT_PLAY_PROGRESS` on demand).

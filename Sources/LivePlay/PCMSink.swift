@@ -44,24 +44,26 @@ public final class PCMSink: AudioSink, Sendable {
     private let writer: SinkWriter<PCMOutput>
 
     /// Opens the output (a file is created or truncated now, so a bad path fails here).
+    /// - Parameter onFailure: told once, on the writer's thread, when a write fails or the reader of a pipe goes
+    ///   away (``LivePlayError/Code/outputClosed``).
     public init(
         output: SinkOutput, container: Container = .wav, sampleFormat: SampleFormat = .f32le,
-        queueLimits: WriteQueueLimits = .audio
+        queueLimits: WriteQueueLimits = .audio, onFailure: (@Sendable (LivePlayError) -> Void)? = nil
     ) throws(LivePlayError) {
         let file = try OutputFile(output)
         writer = SinkWriter(
             name: "liveplay-pcm", output: PCMOutput(file: file, container: container, sampleFormat: sampleFormat),
-            limits: queueLimits)
+            limits: queueLimits, onFailure: onFailure)
     }
 
     /// `path` `-` is standard output.
     public convenience init(
         path: String, container: Container = .wav, sampleFormat: SampleFormat = .f32le,
-        queueLimits: WriteQueueLimits = .audio
+        queueLimits: WriteQueueLimits = .audio, onFailure: (@Sendable (LivePlayError) -> Void)? = nil
     ) throws(LivePlayError) {
         try self.init(
             output: SinkOutput(argument: path), container: container, sampleFormat: sampleFormat,
-            queueLimits: queueLimits)
+            queueLimits: queueLimits, onFailure: onFailure)
     }
 
     deinit {
@@ -159,6 +161,8 @@ struct WAVHeader: Hashable {
 
 /// The writer-thread half of ``PCMSink``.
 final class PCMOutput: QueuedOutput {
+    var watchedFile: OutputFile? { file }
+
     private let file: OutputFile
     private let container: PCMSink.Container
     private let sampleFormat: PCMSink.SampleFormat

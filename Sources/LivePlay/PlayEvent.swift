@@ -108,6 +108,9 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
     /// `queue_overflow`, `unsupported`, `missing_library`; `path`, `errno`). The file is closed and playable;
     /// playback goes on.
     public static let recordFailed = PlayEventCode(9102, "LIVEPLAY_WARNING_RECORD_FAILED")
+    /// Media on demand ended short of its metadata's duration, or inside a tag (a file cut short): what was there
+    /// played, then 2006; `received_s`, `EVT_PLAY_DURATION` (promised), `cut_inside_tag_bytes`.
+    public static let truncated = PlayEventCode(9103, "LIVEPLAY_WARNING_TRUNCATED")
 
     /// Every code liveplay can emit (not 2106: it decodes in software).
     public static let known: [PlayEventCode] = [
@@ -118,7 +121,7 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
         serverRefused, catchUpStarted, catchUpEnded, catchUpSkip, latencyChanged, listenerOverflow, sessionSummary,
         paused, resumed, unplayable, seekStarted, seekDone, audioVolume, switched, malformedData, recordBegan,
         recordProgress, recordCompleted, recordFailed, tracksChanged, reconnectRequested, seiMessage, audioDownmix,
-        caption,
+        caption, truncated,
     ]
 }
 

@@ -55,6 +55,9 @@ extension LiveSession {
             reporter.report(Reports.seekPastTheEnd(target: intake.mediaSeconds(at: target), length: length))
             return .finished(.ended)
         }
+        if case .ended = ending, playOut.onDemand, let (received, promised) = intake.truncation {
+            reporter.report(Reports.truncated(received: received, promised: promised, cutInsideTag: intake.cutInsideTag))
+        }
         return .finished(reporter.ended(ending, onDemandPosition: playOut.onDemand ? progressPosition : nil))
     }
 }

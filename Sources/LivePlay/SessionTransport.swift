@@ -49,6 +49,8 @@ extension LiveSession {
                 let message = Reports.gaveUpMessage(after: attempts, everConnected: everConnected, error)
                 playOut.finish(.failed(.networkDisconnected, message, error.detail))
             }
+        case .endedInsideTag(let bytes):
+            intake.cutInsideTag = bytes
         case .finished:
             playOut.finish(.ended)
         case .moved(let tcUrl):

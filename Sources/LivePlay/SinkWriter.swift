@@ -88,6 +88,13 @@ protocol QueuedOutput: AnyObject, SendableMetatype {
     func close(isAbandoned: () -> Bool) throws(LivePlayError) -> WriteOutcome
     /// After an error or abandonment: releases the output without writing more.
     func abort()
+    /// The pipe or socket the output writes to, watched while nothing is queued so that a reader who leaves is
+    /// noticed without a write (`--captions-out - | head -1` before the first cue); nil (the default) for none.
+    var watchedFile: OutputFile? { get }
+}
+
+extension QueuedOutput {
+    var watchedFile: OutputFile? { nil }
 }
 
 /// The writer-thread half of a sink that writes each item as bytes of its own to one file (a JSON line of the
@@ -114,6 +121,8 @@ final class EncodedItemsOutput<Item: Sendable>: QueuedOutput {
     func abort() {
         file.abort()
     }
+
+    var watchedFile: OutputFile? { file }
 }
 
 /// A bounded hand-off from the play loop to one dedicated writer thread, so a sink never blocks the play
@@ -154,9 +163,17 @@ final class SinkWriter<Output: QueuedOutput>: @unchecked Sendable {
     /// Used only on the writer thread.
     private let output: Output
 
-    init(name: String, output: Output, limits: WriteQueueLimits) {
+    /// Told once, on the writer thread, when a write fails or the reader of a pipe goes away: the caller can stop
+    /// (an output that cannot be written is not something to play on for).
+    private let onFailure: (@Sendable (LivePlayError) -> Void)?
+
+    init(
+        name: String, output: Output, limits: WriteQueueLimits,
+        onFailure: (@Sendable (LivePlayError) -> Void)? = nil
+    ) {
         self.output = output
         self.limits = limits
+        self.onFailure = onFailure
         let thread = Thread { [self] in
             nameCurrentThread(name)
             run()
@@ -259,18 +276,37 @@ final class SinkWriter<Output: QueuedOutput>: @unchecked Sendable {
     }
 
     /// The next item to write, waiting for one; `nil` once finishing with nothing left, or on an error.
+    /// How often an idle writer looks whether the reader of its pipe has gone.
+    private static var readerCheckInterval: TimeInterval { 0.2 }
+
     private func next() -> Output.Item? {
-        condition.withLock {
-            while head == queue.count, !isFinishing, storedError == nil { condition.wait() }
-            guard head < queue.count, storedError == nil, !isAbandoned else { return nil }
-            let (item, bytes) = queue[head]
-            head += 1
-            queuedBytes -= bytes
-            if head == queue.count || head >= 64 {
-                queue.removeFirst(head)
-                head = 0
+        let watched = output.watchedFile.flatMap { $0.isRegularFile ? nil : $0 }
+        while true {
+            let waited: Output.Item?? = condition.withLock {
+                if head == queue.count, !isFinishing, storedError == nil {
+                    if watched == nil {
+                        condition.wait()
+                    } else {
+                        _ = condition.wait(until: Date(timeIntervalSinceNow: Self.readerCheckInterval))
+                    }
+                    if head == queue.count, !isFinishing, storedError == nil { return .none }
+                }
+                guard head < queue.count, storedError == nil, !isAbandoned else { return .some(nil) }
+                let (item, bytes) = queue[head]
+                head += 1
+                queuedBytes -= bytes
+                if head == queue.count || head >= 64 {
+                    queue.removeFirst(head)
+                    head = 0
+                }
+                return .some(item)
             }
-            return item
+            if let waited { return waited }
+            // Nothing queued: a reader that left is seen now, not at the next write (which may never come).
+            if let watched, watched.readerIsGone {
+                fail(LivePlayError(.outputClosed, "the reader of \(watched.name) went away"))
+                return nil
+            }
         }
     }
 
@@ -282,10 +318,13 @@ final class SinkWriter<Output: QueuedOutput>: @unchecked Sendable {
     }
 
     private func fail(_ error: LivePlayError) {
-        condition.withLock {
-            if storedError == nil { storedError = error }
-            condition.broadcast()
+        let first = condition.withLock {
+            defer { condition.broadcast() }
+            guard storedError == nil else { return false }
+            storedError = error
+            return true
         }
+        if first { onFailure?(error) }
     }
 }
 
@@ -322,6 +361,13 @@ final class OutputFile {
 
     deinit {
         if ownsDescriptor, descriptor >= 0 { _ = Self.closeDescriptor(descriptor) }
+    }
+
+    /// Whether the far end of a pipe or socket has gone (`POLLERR` / `POLLHUP` on the write end); never for a file.
+    var readerIsGone: Bool {
+        guard !isRegularFile, descriptor >= 0 else { return false }
+        var request = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+        return poll(&request, 1, 0) > 0 && request.revents & Int16(POLLERR | POLLHUP) != 0
     }
 
     /// Writes all of `bytes`.

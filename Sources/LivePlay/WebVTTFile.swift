@@ -16,11 +16,14 @@ public final class WebVTTFile: LivePlayListener, Sendable {
     private let writer: SinkWriter<EncodedItemsOutput<Caption>>
 
     /// Creates (or truncates) the file and writes its header now, so a bad path fails here. `-` is standard output.
-    public init(path: String) throws(LivePlayError) {
+    /// `onFailure` is told once, on the writer's thread, when a write fails or the reader of a pipe goes away.
+    public init(path: String, onFailure: (@Sendable (LivePlayError) -> Void)? = nil) throws(LivePlayError) {
         let file = try OutputFile(SinkOutput(argument: path))
         try file.append(Array("WEBVTT\n".utf8), isAbandoned: { false })
         let output = EncodedItemsOutput<Caption>(file: file) { Array(Self.cue($0).utf8) }
-        writer = SinkWriter(name: "liveplay-vtt", output: output, limits: WriteQueueLimits(items: 4096, bytes: 8 << 20))
+        writer = SinkWriter(
+            name: "liveplay-vtt", output: output, limits: WriteQueueLimits(items: 4096, bytes: 8 << 20),
+            onFailure: onFailure)
     }
 
     deinit {

@@ -85,19 +85,25 @@ public final class Y4MSink: VideoSink, Sendable {
 
     /// Opens the output (a file is created or truncated now, so a bad path fails here).
     /// - Parameter frameRate: the `F` of the header; `nil` infers it from the first two pictures.
+    /// - Parameter onFailure: told once, on the writer's thread, when a write fails or the reader of a pipe goes
+    ///   away (``LivePlayError/Code/outputClosed``), so the caller can stop rather than play on for nobody.
     public init(
-        output: SinkOutput, frameRate: FrameRate? = nil, queueLimits: WriteQueueLimits = .video
+        output: SinkOutput, frameRate: FrameRate? = nil, queueLimits: WriteQueueLimits = .video,
+        onFailure: (@Sendable (LivePlayError) -> Void)? = nil
     ) throws(LivePlayError) {
         let file = try OutputFile(output)
         writer = SinkWriter(
-            name: "liveplay-y4m", output: Y4MOutput(file: file, frameRate: frameRate), limits: queueLimits)
+            name: "liveplay-y4m", output: Y4MOutput(file: file, frameRate: frameRate), limits: queueLimits,
+            onFailure: onFailure)
     }
 
     /// `path` `-` is standard output.
     public convenience init(
-        path: String, frameRate: FrameRate? = nil, queueLimits: WriteQueueLimits = .video
+        path: String, frameRate: FrameRate? = nil, queueLimits: WriteQueueLimits = .video,
+        onFailure: (@Sendable (LivePlayError) -> Void)? = nil
     ) throws(LivePlayError) {
-        try self.init(output: SinkOutput(argument: path), frameRate: frameRate, queueLimits: queueLimits)
+        try self.init(
+            output: SinkOutput(argument: path), frameRate: frameRate, queueLimits: queueLimits, onFailure: onFailure)
     }
 
     deinit {
@@ -192,6 +198,8 @@ struct Y4MFormat: Hashable {
 
 /// The writer-thread half of ``Y4MSink``.
 final class Y4MOutput: QueuedOutput {
+    var watchedFile: OutputFile? { file }
+
     struct Item: Sendable {
         var frame: VideoFrame
         var timing: FrameTiming

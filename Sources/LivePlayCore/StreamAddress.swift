@@ -95,8 +95,13 @@ public struct StreamAddress: Sendable, Hashable {
         }
         let path = String(rest[authorityEnd...])
         if scheme == .rtmp || scheme == .rtmps {
-            guard path.hasPrefix("/"), path.dropFirst().contains(where: { $0 != "/" && $0 != " " }) else {
-                throw StreamAddressError("an RTMP URL names an application and a stream: rtmp://host[:port]/app/stream")
+            // Both the application and the stream: `rtmp://host/live` alone plays nothing on any server.
+            let segments = path.prefix { $0 != "?" && $0 != "#" }.split(separator: "/")
+                .filter { $0.contains { $0 != " " } }
+            guard path.hasPrefix("/"), segments.count >= 2 else {
+                let missing = segments.count == 1 ? " (\(segments[0].prefix(32)) names the application; the stream is missing)" : ""
+                throw StreamAddressError(
+                    "an RTMP URL names an application and a stream: rtmp://host[:port]/app/stream\(missing)")
             }
         }
         self.init(scheme: scheme, host: String(host), port: port, hasExplicitPort: portText != nil, path: path)

@@ -18,6 +18,9 @@ public enum SupervisorEvent: Sendable {
     case lost(TransportError, ReconnectPolicy.Action)
     /// The stream finished by design.
     case finished
+    /// The source ended inside an FLV tag: `bytes` of a tag that never completed were left (a file cut short).
+    /// ``finished`` follows.
+    case endedInsideTag(bytes: Int)
     /// The server asked for a reconnect (Enhanced RTMP's ReconnectRequest), to `tcUrl` when given: the connection
     /// ended before a keyframe and the next attempt follows at once, outside the retry budget.
     case moved(tcUrl: String?)
@@ -152,8 +155,8 @@ public struct ConnectionSupervisor: Sendable {
                         guard await deliver(.event(event)) else { return await connection.close() }
                         continue
                     }
-                    if reading.byteCount == 0 { policy.mediaReceived() }
                     reading.byteCount += event.mediaByteCount
+                    policy.connectionDelivered(media: reading.mediaDelivered)
                     guard await deliver(.media(byteCount: event.mediaByteCount, elements)) else {
                         return await connection.close()
                     }
@@ -172,6 +175,9 @@ public struct ConnectionSupervisor: Sendable {
                     if let tcUrl = move, let moved = source.moved(toTcUrl: tcUrl) { source = moved }
                     guard await deliver(.moved(tcUrl: move)) else { return }
                     continue
+                }
+                if reading.leftoverBytes > 0 {
+                    guard await deliver(.endedInsideTag(bytes: reading.leftoverBytes)) else { return }
                 }
                 _ = await deliver(.finished)
                 return
@@ -202,6 +208,10 @@ private struct ConnectionReading {
     private var lagging = false
     /// Media bytes this connection delivered so far.
     var byteCount = 0
+    /// Bytes the demuxer holds of a tag that has not completed.
+    var leftoverBytes: Int { demuxer.bufferedByteCount }
+    /// Media time this connection delivered so far (plausible timestamp steps only).
+    var mediaDelivered: Duration { .milliseconds(Int64(clamping: progress.milliseconds)) }
 
     init(limits: GoodputLimits, tracks: (video: UInt8?, audio: UInt8?)) {
         self.limits = limits

@@ -23,18 +23,29 @@ final class EventLog: LivePlayListener, Sendable {
     let level: LogLevelOption
     /// Where the lines go; logs of several streams share one, so their lines never interleave.
     let output: LogOutput
+    /// `-q`: errors only. No status lines; the start line and the 9006 summary only where the JSON log was asked
+    /// for by name (`-q --json`, what monitoring reads of a quiet run).
+    let quiet: Quiet?
 
-    init(style: Style, output: LogOutput, streamID: String? = nil, level: LogLevelOption = .info) {
+    enum Quiet {
+        case errorsOnly
+        case errorsAndSummary
+    }
+
+    init(
+        style: Style, output: LogOutput, streamID: String? = nil, level: LogLevelOption = .info, quiet: Quiet? = nil
+    ) {
         self.style = style
         self.output = output
         self.streamID = streamID
         self.level = level
+        self.quiet = quiet
         sessionID = String(UInt32.random(in: 0...UInt32.max), radix: 16).leftPadded(to: 8)
     }
 
     /// The first JSON line of a run: which stream this session is (the URL as shown, the `--id`).
     func start(url: String, mode: String) {
-        guard case .json = style else { return }
+        guard case .json = style, quiet != .errorsOnly else { return }
         var line = header(kind: "start")
         line.add("url", url)
         line.add("mode", mode)
@@ -58,8 +69,8 @@ final class EventLog: LivePlayListener, Sendable {
     }
 
     func onPlayEvent(_ event: PlayEvent) {
-        // A JSON log keeps the summary at every level: what monitoring reads of a quiet run (`-q`).
-        let keeps = level.logs(event.code) || event.code == .sessionSummary && isJSON
+        // A JSON log keeps the summary at every level: what monitoring reads of a quiet run (`-q --json`).
+        let keeps = level.logs(event.code) || event.code == .sessionSummary && isJSON && quiet != .errorsOnly
         guard keeps else { return }
         if let caption = event.caption {
             self.caption(caption, at: event.elapsedMilliseconds)
@@ -86,6 +97,7 @@ final class EventLog: LivePlayListener, Sendable {
     }
 
     func onNetStatus(_ status: NetStatus) {
+        guard quiet == nil else { return }
         switch style {
         case .json:
             var line = header(kind: "status")

@@ -85,21 +85,24 @@ struct OutputOptions: ParsableArguments {
             throw ValidationError("--rotation must be 0, 90, 180 or 270")
         }
         if let renderSize, Self.size(renderSize) == nil {
-            throw ValidationError("--render-size must look like 640x360, got '\(renderSize)'")
+            throw ValidationError(
+                "--render-size is WIDTHxHEIGHT, each 1 to \(Self.maximumRenderSide) (e.g. 640x360), got '\(renderSize)'")
         }
     }
 
     /// Opens the outputs (files are created now, so a bad path fails before playing).
-    func make() throws(LivePlayError) -> Outputs {
+    /// Opens the outputs. `onFailure` is told when one of the media outputs (pictures, sound, captions) can no
+    /// longer be written, or its pipe's reader went away, so the run stops then rather than playing for nobody.
+    func make(onFailure: @escaping @Sendable (LivePlayError) -> Void = { _ in }) throws(LivePlayError) -> Outputs {
         // Files written later (the recording once media comes, the last snapshot at the end) are checked now:
         // a path that cannot be written fails before playing, not after the whole run.
-        if let record { try Self.checkWritable(record, "cannot record to") }
+        if let record { try Self.checkWritable(record, "cannot record to", keepingFree: recordMinFree) }
         if let snapshot { try Self.checkWritable(snapshot, "cannot write the snapshot") }
         if snapshotEvery != nil, !snapshotPath.contains("/{") {
             try Self.checkWritable(snapshotPath, "cannot write snapshots to")
         }
         var outputs = Outputs()
-        if let videoOut { outputs.y4m = try Y4MSink(path: videoOut) }
+        if let videoOut { outputs.y4m = try Y4MSink(path: videoOut, onFailure: onFailure) }
         if snapshotEvery != nil || snapshot != nil {
             let rendering = SnapshotSink.Rendering(
                 mode: renderMode.mode, rotation: RenderRotation(rawValue: rotation) ?? .rotation0,
@@ -110,16 +113,18 @@ struct OutputOptions: ParsableArguments {
         }
         if let audioOut {
             outputs.pcm = try PCMSink(
-                path: audioOut, container: audioFormat.container, sampleFormat: audioFormat.sampleFormat)
+                path: audioOut, container: audioFormat.container, sampleFormat: audioFormat.sampleFormat,
+                onFailure: onFailure)
         }
         if let arrivalTrace { outputs.arrivals = try ArrivalTraceFile(path: arrivalTrace) }
-        if let captionsOut { outputs.captions = try WebVTTFile(path: captionsOut) }
+        if let captionsOut { outputs.captions = try WebVTTFile(path: captionsOut, onFailure: onFailure) }
         return outputs
     }
 
     /// Whether a file can be created at `path` now: its directory exists and is writable, and the path is not a
     /// directory or a file that cannot be written.
-    static func checkWritable(_ path: String, _ doing: String) throws(LivePlayError) {
+    /// `keepingFree` (MiB, `--record-min-free`): a disk with less free space already fails here, naming the option.
+    static func checkWritable(_ path: String, _ doing: String, keepingFree: Int? = nil) throws(LivePlayError) {
         let file = URL(fileURLWithPath: path)
         let directory = file.deletingLastPathComponent().path
         var isDirectory: ObjCBool = false
@@ -135,15 +140,34 @@ struct OutputOptions: ParsableArguments {
         } else if access(file.path, F_OK) == 0, access(file.path, W_OK) != 0 {
             reason = "the file is not writable (\(String(cString: strerror(errno))))"
         } else {
-            reason = nil
+            reason = Self.diskProblem(directory, keepingFree: keepingFree)
         }
         if let reason { throw LivePlayError(.outputFailed, "\(doing) \(path): \(reason)") }
     }
 
+    /// A file system that holds no files (`/proc`, `/sys`: no blocks at all), or one with less free space than the
+    /// recording keeps free.
+    private static func diskProblem(_ directory: String, keepingFree: Int?) -> String? {
+        var status = statvfs()
+        guard statvfs(directory, &status) == 0 else { return nil }
+        if status.f_blocks == 0 {
+            return "\(directory) is on a virtual file system (no disk blocks, like /proc), where no file can be kept"
+        }
+        let free = Int64(status.f_bavail) * Int64(status.f_frsize)
+        if let keepingFree, free < Int64(keepingFree) << 20 {
+            return "only \(free >> 20) MiB free on \(directory), below the \(keepingFree) MiB --record-min-free keeps free "
+                + "(a smaller --record-min-free MIB records on it; 0 records until the disk is full)"
+        }
+        return nil
+    }
+
+    /// Each side 1…``maximumRenderSide``.
+    static let maximumRenderSide = 16384
+
     static func size(_ text: String) -> PictureSize? {
         let parts = text.lowercased().split(separator: "x")
         guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 0,
-            width <= 16384, height <= 16384
+            width <= maximumRenderSide, height <= maximumRenderSide
         else { return nil }
         return PictureSize(width: width, height: height)
     }

@@ -24,10 +24,11 @@ struct PlayCommand: AsyncParsableCommand {
 
             Exit codes: 0 media played and then the stream ended, --duration or --frames was reached, or \
             SIGINT/SIGTERM or a closed stdout (`| head`) stopped it; 64 bad usage (options, a malformed or \
-            unsupported URL); 65 not playable (not FLV, no decoder opens, or it ended without any media); \
+            unsupported URL); 65 not playable (not FLV, no decoder opens, or it ended without any media), or a file cut short \
+            (it ends before its metadata's duration or inside a tag: warning 9103); \
             66 the file does not exist or is a directory; 69 nothing played: the server is unreachable, refused \
             the stream, the connection was lost after every retry, or --duration ran out before a picture (or, \
-            without video, sound) was presented; 74 an output could not be written, or a --record recording \
+            without video, sound) was presented; 74 an output could not be written (a media output that fails while playing stops the run), or a --record recording \
             stopped (event 9102) even though playback went on.
 
             Window keys (--window): space pause / resume; m mute; up / down volume; left / right 10 s back / on (a file, \
@@ -66,7 +67,7 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(help: "Log readable lines and a live status line (the default on a terminal).")
     var human = false
 
-    @Flag(name: .shortAndLong, help: "Quiet: only errors (the same as --log-level error); no status line.")
+    @Flag(name: .shortAndLong, help: "Quiet: errors only, no status lines (with --json, the 9006 summary too).")
     var quiet = false
 
     @Option(help: "Least important events and library messages logged: trace, debug, info, warning, error.")
@@ -135,7 +136,7 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Seconds without any bytes before the connection counts as lost.")
     var readTimeout: Double = 5
 
-    @Option(parsing: .unconditional, help: "Seconds allowed for the TCP connection.")
+    @Option(parsing: .unconditional, help: "Seconds allowed for each connection attempt: TCP, then the server's answer (RTMP handshake and play, or the HTTP response head).")
     var connectTimeout: Double = 5
 
     @Option(name: .shortAndLong, help: "Latency mode: auto (1–5 s adaptive), speed (1 s, catches up), smooth (5 s fixed cache).")
@@ -236,6 +237,15 @@ struct PlayCommand: AsyncParsableCommand {
         if captions == .off, outputs.captionsOut != nil {
             throw ValidationError("--captions-out needs captions: leave out --captions off")
         }
+        if let timeshift {
+            guard timeshift.isInRange else {
+                throw ValidationError(
+                    "--timeshift keeps 10 s to 24 h (e.g. 90s, 30m, 1h), got \(Int(timeshift.duration.seconds.rounded())) s")
+            }
+            if urls.contains(where: { (try? StreamAddress(parsing: $0))?.isLocalFile == true }) {
+                throw ValidationError("--timeshift is for live streams: a file can be sought as it is (--start, ← / →)")
+            }
+        }
         if outputs.record != nil, urls.count > 1 {
             throw ValidationError("--record records one stream: give one URL")
         }
@@ -254,7 +264,7 @@ struct PlayCommand: AsyncParsableCommand {
         }
         let log = EventLog(
             style: style, output: LogOutput(logToStandardError ? .standardError : .standardOutput), streamID: id,
-            level: level)
+            level: level, quiet: quiet ? (json ? .errorsAndSummary : .errorsOnly) : nil)
         CodecLog.route(minimum: level.codecLevel) { _, text in log.error("liveplay: " + text) }
 
         var demo: BuiltInDemo?
@@ -295,7 +305,9 @@ struct PlayCommand: AsyncParsableCommand {
         log.output.onBroken = { stop.fire(.outputClosed) }
         let sinks: Outputs
         do {
-            sinks = try outputs.make()
+            sinks = try outputs.make { failure in
+                stop.fire(failure.code == .outputClosed ? .outputClosed : .outputFailed)
+            }
         } catch {
             Standard.error("liveplay: \(error.message)")
             throw ExitCode(ExitStatus.ioError)
@@ -398,13 +410,17 @@ struct PlayCommand: AsyncParsableCommand {
         if status != ExitStatus.success { throw ExitCode(status) }
         // Playback went on, but a recording the person asked for stopped (already told on stderr when it did).
         if report.recordingFailed { throw ExitCode(ExitStatus.ioError) }
+        // What was there played to its end, but the media was cut short (told on stderr when it was seen).
+        if report.truncated, case .played(.ended) = outcome { throw ExitCode(ExitStatus.dataError) }
     }
 
     private func makeConfiguration() throws -> LivePlayConfiguration {
         var transport = TransportOptions(
             connectTimeout: .seconds(connectTimeout), noDataTimeout: .seconds(readTimeout),
             headers: headers.compactMap(HTTPHeaderField.init(parsing:)), allowsInsecureTLS: insecure)
-        transport.handshakeTimeout = max(transport.handshakeTimeout, transport.connectTimeout)
+        // --connect-timeout bounds the whole of connecting: the TCP connection, then the server's answer (the RTMP
+        // handshake, connect and play; the HTTP response head). A silent server costs one timeout per attempt.
+        transport.handshakeTimeout = transport.connectTimeout
         var latency = LatencyParameters.preset(mode.mode)
         if let cacheTime { latency.cacheTime = .seconds(cacheTime) }
         if let minCache { latency.minAutoAdjustCacheTime = .seconds(minCache) }

@@ -56,9 +56,14 @@ struct TimeShiftWindow: ExpressibleByArgument {
         let unit = text.last.flatMap { units[$0] }
         guard let number = Double(unit == nil ? text : String(text.dropLast())), number.isFinite else { return nil }
         let seconds = number * (unit ?? 1)
-        guard (10...86_400).contains(seconds) else { return nil }
+        guard seconds > 0 else { return nil }
         duration = .seconds(seconds)
     }
+
+    /// 10 s to 24 h (checked in `validate()`, so the message can say so).
+    static let range: ClosedRange<Double> = 10...86_400
+
+    var isInRange: Bool { Self.range.contains(duration.seconds) }
 }
 
 /// `--captions`: the CEA-608 channel decoded, or none.

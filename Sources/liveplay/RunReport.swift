@@ -20,6 +20,8 @@ final class RunReport: LivePlayListener, Sendable {
         var toldConnectFailure = false
         var lastError: PlayEvent?
         var recordingStopped = false
+        /// Media on demand ended short of what it promised (`LIVEPLAY_WARNING_TRUNCATED`).
+        var truncated = false
         /// Media on demand was read to its end before the start position (`--start` past the end).
         var pastTheEnd: PlayEvent?
     }
@@ -46,6 +48,10 @@ final class RunReport: LivePlayListener, Sendable {
     /// even when playback went on, since what the person asked to keep is not all kept.
     var recordingFailed: Bool { state.withLock { $0.recordingStopped } }
 
+    /// The media was truncated (`LIVEPLAY_WARNING_TRUNCATED`, told on stderr when it came): the run exits 65 even
+    /// though what was there played to its end.
+    var truncated: Bool { state.withLock { $0.truncated } }
+
     func onPlayEvent(_ event: PlayEvent) {
         log.onPlayEvent(event)
         for listener in also { listener.onPlayEvent(event) }
@@ -57,6 +63,9 @@ final class RunReport: LivePlayListener, Sendable {
                 state.connected = true
             case .playEnd where event.parameters["past_end"] == .bool(true):
                 state.pastTheEnd = event
+            case .truncated:
+                state.truncated = true
+                return "\(event.message) (\(target)); the exit status will be 65."
             case .recordFailed:
                 state.recordingStopped = true
                 let path = event.parameters["path"].map(String.init(describing:)) ?? ""

@@ -8,8 +8,10 @@ enum StopReason: Sendable {
     case duration
     case frames
     case interrupted
-    /// stdout was closed by its reader (`| head`): stop at once, quietly.
+    /// stdout, or a media output's pipe, was closed by its reader (`| head`): stop at once, quietly.
     case outputClosed
+    /// A media output (--video-out, --audio-out, --captions-out) could not be written: stop, and exit 74.
+    case outputFailed
 
     /// The documented exit status. A run that ends by its own limit or by the stream's end succeeds only if
     /// media played (a monitor's `liveplay URL -t 10 && echo ok` must not pass a dead stream); a signal or a
@@ -27,6 +29,8 @@ enum StopReason: Sendable {
             return playedMedia ? ExitStatus.success : ExitStatus.unavailable
         case .frames, .interrupted, .outputClosed:
             return ExitStatus.success
+        case .outputFailed:
+            return ExitStatus.ioError
         }
     }
 }

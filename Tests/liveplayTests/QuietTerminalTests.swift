@@ -152,9 +152,10 @@ import Testing
         let quiet = try Binary.run([path, "--json", "-q"])
         let quietLines = quiet.standardError.split(separator: "\n")
         #expect(quietLines.count <= lines.count)
-        // The JSON log changes only by level: -q keeps the status lines, the errors and the summary, nothing else.
+        // -q --json: the errors and the summary, nothing else (no status lines: -q is errors only).
         let quietLog = try EdgeTests.lines(quiet.text)
-        #expect(quietLog.contains { $0["kind"] as? String == "status" })
+        #expect(!quietLog.contains { $0["kind"] as? String == "status" })
+        #expect(quietLog.contains { $0["code"] as? Int == 9006 })
         #expect(quietLog.compactMap { $0["code"] as? Int }.allSatisfy { $0 < 0 || $0 == 9006 })
         let warningCodes = try EdgeTests.codes(warning.text)
         #expect(warningCodes.allSatisfy { $0 < 0 || (2101...2199).contains($0) || (3001...3099).contains($0) || $0 == 9006 || (9101...9199).contains($0) })
