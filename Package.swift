@@ -114,6 +114,7 @@ let package = Package(
                 "LivePlayCore", "LivePlayFLV", "LivePlayTransport", "LivePlayDecode", "LivePlayBuffering",
                 "LivePlayRecording", "LivePlayCache",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
             ],
             swiftSettings: swiftSettings

@@ -110,7 +110,7 @@ public final class LiveSession<C: SessionClock> {
         return await withTaskExecutorPreference(thread) {
             let outcome = await connectAndPlay()
             playOut.picturesEnded()
-            taps.finish(at: elapsed).forEach(reporter.report)
+            finishTaps(after: outcome)
             playOut.publish(ended: true)
             reporter.summary(outcome, droppedFrames: playOut.droppedFrames, onDemand: playOut.onDemand)
             return outcome

@@ -25,6 +25,8 @@ final class PacketTaps {
     private var taps: [any PacketTap] = []
     /// The recording that takes packets now, unless stopped; earlier ones may still be finishing their files.
     private var recording: Recorder?
+    /// Media on demand: recordings take packets as playback reaches them (``played(upTo:)``).
+    private var holdsUntilPlayed = false
 
     init(arrivalTap: (any ArrivalTap)?) {
         if let arrivalTap { taps.append(ArrivalReads(arrivalTap)) }
@@ -52,9 +54,22 @@ final class PacketTaps {
             recording?.stop()
             guard case .start(let options) = request else { continue }
             let recorder = Recorder(options: options, video: video, audio: audio)
+            if holdsUntilPlayed { recorder.holdUntilPlayed() }
             recording = recorder
             taps.append(recorder)
         }
+    }
+
+    /// The source is media on demand, read ahead of playback: a recording holds what was played, so its packets
+    /// wait until playback reaches them.
+    func holdUntilPlayed() {
+        holdsUntilPlayed = true
+        recording?.holdUntilPlayed()
+    }
+
+    /// Playback has reached `position` (nil: everything taken was played, the media's end).
+    func played(upTo position: MediaTimestamp?) {
+        recording?.played(upTo: position)
     }
 
     /// What the taps report on this turn; those that are done are let go.

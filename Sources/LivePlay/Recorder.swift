@@ -1,3 +1,4 @@
+import DequeModule
 import LivePlayCore
 import LivePlayRecording
 
@@ -23,6 +24,12 @@ final class Recorder: PacketTap {
     private var pending: [Report] = []
     /// No more packets are taken: stopped, or the writer failed.
     private(set) var isStopped = false
+    /// Media on demand: the packets taken wait here, with the configurations they came under, until playback
+    /// reaches them, so the recording holds what was played and not the read-ahead (up to 10 s of it). Live, a
+    /// packet is recorded as it arrives.
+    private var held: Deque<(packet: EncodedPacket, expectsVideo: Bool, video: VideoCodecConfiguration?,
+        audio: AudioCodecConfiguration?)> = []
+    private var holdsUntilPlayed = false
 
     init(options: RecordingOptions, video: VideoCodecConfiguration?, audio: AudioCodecConfiguration?) {
         self.options = options
@@ -40,9 +47,33 @@ final class Recorder: PacketTap {
     func configure(video: VideoCodecConfiguration) { self.video = video }
     func configure(audio: AudioCodecConfiguration) { self.audio = audio }
 
+    /// From now on, packets are recorded as playback reaches them (``played(upTo:)``).
+    func holdUntilPlayed() {
+        holdsUntilPlayed = true
+    }
+
     /// A packet the session took to play (on its timeline, after a reconnect's duplicates are dropped).
     func take(_ packet: EncodedPacket, expectsVideo: Bool) {
         guard !isStopped else { return }
+        guard !holdsUntilPlayed else {
+            held.append((packet, expectsVideo, video, audio))
+            return
+        }
+        record(packet, expectsVideo: expectsVideo, video: video, audio: audio)
+    }
+
+    /// Playback has reached `position` (nil: the end of everything taken): the held packets up to it are recorded.
+    func played(upTo position: MediaTimestamp?) {
+        while let first = held.first, position.map({ first.packet.dts <= $0 }) ?? true {
+            held.removeFirst()
+            guard !isStopped else { continue }
+            record(first.packet, expectsVideo: first.expectsVideo, video: first.video, audio: first.audio)
+        }
+    }
+
+    private func record(
+        _ packet: EncodedPacket, expectsVideo: Bool, video: VideoCodecConfiguration?, audio: AudioCodecConfiguration?
+    ) {
         let hasVideo = video != nil || expectsVideo
         let begins = packet.kind == .video ? packet.isKeyframe && video != nil : !hasVideo
         if let open = file, begins {
@@ -104,7 +135,9 @@ final class Recorder: PacketTap {
     var isDone: Bool { isStopped && isFinished }
 
     /// At the session's end: stops, waits for the writer to close the file (up to 10 s), and says what happened.
+    /// Packets still held were never played: they are not recorded.
     func finish(at now: Duration) -> [Report] {
+        held.removeAll()
         stop()
         _ = writer.finish(timeout: .seconds(10))
         return reports(at: now)

@@ -193,7 +193,7 @@ final class SessionReporter {
         case .streamBegin:
             reached(\.streamBegan)
             report(Reports.streamBegan)
-        case .onDemand, .remoteFile, .bytes, .tags, .serverStatus, .moveRequested:
+        case .onDemand, .remoteFile, .bytes, .tags, .serverStatus, .moveRequested, .enhancedConnectRefused:
             break
         }
     }

@@ -203,6 +203,11 @@ enum Reports {
         Report(.resumed, "resumed where it paused", ["position_ms": .int(position?.milliseconds ?? 0)])
     }
 
+    /// A seek while paused plays from its target: the pause ends there, told as one (the front end's ▶ follows it).
+    static func resumedBySeek(to target: Duration) -> Report {
+        Report(.resumed, "resumed by a seek", ["target_ms": .int(target.milliseconds), "by": .string("seek")])
+    }
+
     static func skippedToNewest(removed: Duration, dropped: Int) -> Report {
         Report(
             .videoDiscontinuity, "resumed at the newest media: \(dropped) frames skipped",

@@ -30,9 +30,11 @@ extension LiveSession {
             logger.debug("seek ignored: live stream")
             return nil
         }
+        let wasPaused = playOut.engine.isPaused
         playOut.restart()
         reporter.restartProgress()
         reporter.report(Reports.seekStarted(to: target))
+        if wasPaused { reporter.report(Reports.resumedBySeek(to: target)) }
         switch intake.admission.seek(to: MediaTimestamp(milliseconds: target.milliseconds + intake.timelineOffset)) {
         case .offset(let position)?: return readAgain(from: position)
         case .start?: return readAgain(from: nil)

@@ -43,16 +43,19 @@ extension LiveSession {
 
     /// A seek in the time-shift window: `target` from the window's start, clamped to the window. Read again from
     /// the keyframe at or before it, played at 1.0×; at (or past) the live edge it is a go-live.
-    func seekInTimeShift(to target: Duration) -> LoopExit? {
+    /// `tellsResume`: a seek while paused ends the pause, told as 9008 (a resume that reads again tells its own).
+    func seekInTimeShift(to target: Duration, tellsResume: Bool = true) -> LoopExit? {
         guard let window = timeShiftWindow else { return nil }
         let time = min(window.upperBound, window.lowerBound + target.milliseconds)
         if window.upperBound - time < playOut.engine.parameters.cacheTime.milliseconds, playOut.onDemand {
             return goLiveInTimeShift()
         }
+        let wasPaused = playOut.engine.isPaused && tellsResume
         playOut.restart()
         playOut.playBehindLive()
         reporter.restartProgress()
         reporter.report(Reports.seekStarted(to: .milliseconds(time - window.lowerBound)))
+        if wasPaused { reporter.report(Reports.resumedBySeek(to: .milliseconds(time - window.lowerBound))) }
         let ringTime = time - intake.timelineOffset
         let exit = readAgain(from: max(1, ringTime))
         // After reading again the session's timeline is the ring's own.
@@ -69,7 +72,7 @@ extension LiveSession {
         playOut.requests.pause = nil
         let position = progressPosition
         reporter.report(Reports.resumedWherePaused(at: playOut.engine.position))
-        return seekInTimeShift(to: .milliseconds(Int64((position * 1000).rounded())))
+        return seekInTimeShift(to: .milliseconds(Int64((position * 1000).rounded())), tellsResume: false)
     }
 
     /// Back to the live edge from behind it: the ring is read again from its newest keyframe, under the latency

@@ -14,8 +14,11 @@ extension LiveSession {
         case .event(.onDemand(let length)):
             guard !playOut.onDemand else { break }
             playOut.playOnDemand()
+            taps.holdUntilPlayed()
             logger.debug("media on demand", metadata: ["bytes": "\(length)"])
         case .event(let event):
+            // Reading the time-shift ring again (a seek, going live) connects to nothing: not told as a connection.
+            if timeShift != nil, everConnected, event.isConnectionStep { break }
             switch event {
             case .resolved(let addresses): logger.debug("resolved", metadata: ["addresses": "\(addresses)"])
             case .connected: everConnected = true
@@ -92,6 +95,14 @@ extension LiveSession {
     func applyTaps(at now: Duration) {
         taps.apply(playOut.requests.recordings, video: intake.videoConfiguration, audio: intake.audioConfiguration)
         playOut.requests.recordings.removeAll()
+        if playOut.onDemand, let position = playOut.engine.position { taps.played(upTo: position) }
         taps.reports(at: now).forEach(reporter.report)
+    }
+
+    /// At the session's end: a recording of media on demand keeps what was played (all of it at its end; up to where
+    /// it stopped otherwise), then every tap finishes and says so.
+    func finishTaps(after outcome: PlaybackOutcome) {
+        taps.played(upTo: outcome == .ended ? nil : playOut.engine.position)
+        taps.finish(at: elapsed).forEach(reporter.report)
     }
 }

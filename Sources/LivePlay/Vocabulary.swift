@@ -51,6 +51,7 @@ public typealias CodecLog = LivePlayDecode.CodecLog
 public typealias StreamURL = LivePlayTransport.StreamURL
 public typealias TransportOptions = LivePlayTransport.TransportOptions
 public typealias HTTPHeaderField = LivePlayTransport.HTTPHeaderField
+public typealias RTMPEnhancedConnect = LivePlayTransport.RTMPEnhancedConnect
 public typealias ByteSource = LivePlayTransport.ByteSource
 public typealias ByteConnection = LivePlayTransport.ByteConnection
 public typealias TransportEvent = LivePlayTransport.TransportEvent

@@ -12,6 +12,8 @@ public struct CacheError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let ioFailed = Code(rawValue: "io_failed")
         /// The response has no `Content-Length`: a live stream, which `--record` keeps, not a download.
         public static let notAFile = Code(rawValue: "not_a_file")
+        /// The response is an HTML or XML page, not a media file (an error page answered with 200): nothing of it is kept.
+        public static let notFLV = Code(rawValue: "not_flv")
         /// The connection failed and every retry did too.
         public static let transportFailed = Code(rawValue: "transport_failed")
         /// Another download or playback is writing this entry.

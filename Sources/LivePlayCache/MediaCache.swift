@@ -167,8 +167,8 @@ public final class MediaCache: Sendable {
         _ = try? transaction { index in claim.release(removing: index[key] == nil) }
     }
 
-    /// Free space below the limit is an error naming both figures.
-    func checkFreeSpace() throws(CacheError) {
+    /// Free space below the limit is an error naming both figures (the cache then keeps nothing new).
+    public func checkFreeSpace() throws(CacheError) {
         guard let free = DiskSpace.available(forFileAt: options.directory + "/index.json"),
             free < options.minimumFreeSpace
         else { return }

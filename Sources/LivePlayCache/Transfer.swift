@@ -111,6 +111,8 @@ struct Transfer: Sendable {
                 return failed(error, bytes: writer.heldBytes)
             }
             var file: RemoteFile?
+            /// A body from the start, taken on once its first bytes are FLV's.
+            var pending: RemoteFile?
             var reported = writer.heldBytes
             do {
                 while let event = try await connection.next() {
@@ -120,10 +122,14 @@ struct Transfer: Sendable {
                             logger.info("the file changed on the server", metadata: ["held": "\(continuation.offset)"])
                             report(update(.restarted, bytes: 0, length: remote.length))
                         }
+                        file = remote
+                        guard remote.bodyStart != 0 else {
+                            pending = remote
+                            break
+                        }
                         guard try writer.begin(remote) else {
                             throw TransportError(.protocolViolation, "the server sent bytes from \(remote.bodyStart), not \(writer.heldBytes)")
                         }
-                        file = remote
                         reported = writer.heldBytes
                         policy.mediaReceived()
                     case .bytes(let bytes):
@@ -132,6 +138,18 @@ struct Transfer: Sendable {
                             let live = "\(Redaction.url(url)) is a live stream (its response has no Content-Length), "
                                 + "not a file to download: record it with liveplay URL --record FILE"
                             return failed(CacheError(.notAFile, live), bytes: 0)
+                        }
+                        if let remote = pending {
+                            pending = nil
+                            // An HTML error page answered with 200 is no file: nothing of it is kept.
+                            if let problem = Self.notFLV(bytes) {
+                                await connection.close()
+                                let notFLV = CacheError(.notFLV, "\(Redaction.url(url)) is not an FLV file: \(problem)")
+                                return failed(notFLV, bytes: 0)
+                            }
+                            _ = try writer.begin(remote)
+                            reported = 0
+                            policy.mediaReceived()
                         }
                         try writer.append(bytes)
                         if writer.heldBytes - reported >= options.progressEvery {
@@ -164,6 +182,17 @@ struct Transfer: Sendable {
                 }
             }
         }
+    }
+
+    /// What the first bytes of a body say it is instead of a media file, or nil: an HTML or XML page (an error page
+    /// answered with 200), told by its first bytes being text that opens with `<`. Anything else is kept as sent:
+    /// the cache holds files, and only a page is known not to be one.
+    static func notFLV(_ bytes: [UInt8]) -> String? {
+        let head = bytes.prefix(64).drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 >= 0xEF }
+        guard head.first == UInt8(ascii: "<"),
+            head.allSatisfy({ $0 >= 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D })
+        else { return nil }
+        return "it is an HTML or XML page (an error page?)"
     }
 
     private func completed(_ writer: CacheWriter) -> Bool {

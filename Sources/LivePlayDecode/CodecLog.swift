@@ -53,12 +53,18 @@ public enum CodecLog {
 
 private let lineHandler: @convention(c) (Int32, UnsafePointer<CChar>?) -> Void = { level, line in
     guard let line else { return }
-    let mapped = CodecLog.Level(libav: level)
+    var mapped = CodecLog.Level(libav: level)
+    let text = CodecLog.clean(String(cString: line))
+    if mapped == .warning, CodecLog.notes.contains(where: text.contains) { mapped = .debug }
     guard CodecLog.router.wants(mapped) else { return }
-    CodecLog.router.deliver(mapped, CodecLog.clean(String(cString: line)))
+    CodecLog.router.deliver(mapped, text)
 }
 
 extension CodecLog {
+    /// Warnings that say what the library did as it should, demoted to debug: nothing for a person to act on. The
+    /// MP4 muxer estimates the last packet's duration from the ones before at the end of every recording.
+    static let notes = ["Estimating the duration of the last packet in a fragment"]
+
     /// `[h264 @ 0x55d…] error while decoding MB 3 4\n` → `h264: error while decoding MB 3 4`.
     static func clean(_ text: String) -> String {
         var body = Substring(text)

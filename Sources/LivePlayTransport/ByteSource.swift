@@ -31,6 +31,17 @@ public enum TransportEvent: Sendable, Hashable {
     /// `tcUrl` when it named one. The connection ends right after it, before the stream's next keyframe, so the
     /// next connection picks up at that keyframe: a planned move, not a loss.
     case moveRequested(tcUrl: String?)
+    /// RTMP: the server rejected Enhanced RTMP's `connect` (or closed before answering it); the connection ends here
+    /// and the next one, made at once and outside the retry budget, sends librtmp's plain `connect`.
+    case enhancedConnectRefused
+
+    /// One of the steps of connecting: resolved, connected, handshake done, the stream begun.
+    public var isConnectionStep: Bool {
+        switch self {
+        case .resolved, .connected, .handshakeDone, .streamBegin: true
+        default: false
+        }
+    }
 
     /// The media this event carries, counted as an FLV byte stream would carry it (so HTTP-FLV and RTMP
     /// report received bytes alike); 0 for the others.
@@ -109,6 +120,18 @@ public struct RemoteFile: Sendable, Hashable {
 /// and video flagged, as the sequence headers already seen say what there is).
 let resumedStreamHeader: [UInt8] = [0x46, 0x4C, 0x56, 0x01, 0x05, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00]
 
+/// Whether an RTMP `connect` carries Enhanced RTMP v2's fields (`fourCcList`, the FourCC info maps, `capsEx`).
+public enum RTMPEnhancedConnect: String, Sendable, Hashable, CaseIterable {
+    /// Enhanced first; a server that rejects it, or closes before answering it, gets librtmp's plain `connect` at
+    /// once, and keeps getting it for the rest of the session (a legacy server whose AMF0 reader does not know
+    /// nested objects rejects the enhanced one: rtmplite's "Missing app path").
+    case auto
+    /// Always enhanced: a server that rejects it is a failed connection.
+    case on
+    /// Always librtmp's plain `connect` (no HEVC / AV1 / multitrack negotiation).
+    case off
+}
+
 /// Settings every network transport honours.
 public struct TransportOptions: Sendable, Hashable {
     /// Deadline for resolving the host name.
@@ -132,6 +155,8 @@ public struct TransportOptions: Sendable, Hashable {
     /// meanwhile in one piece (SRS's "merged read"): far fewer reads and wake-ups per stream for a process that
     /// watches hundreds, arrival times coarser by as much. Zero (the default): read as soon as bytes arrive.
     public var readInterval: Duration
+    /// RTMP: whether `connect` carries Enhanced RTMP v2's fields (``RTMPEnhancedConnect``).
+    public var rtmpEnhanced: RTMPEnhancedConnect = .auto
 
     public init(
         resolveTimeout: Duration = .seconds(5), connectTimeout: Duration = .seconds(5),

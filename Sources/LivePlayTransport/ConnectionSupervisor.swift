@@ -132,6 +132,7 @@ public struct ConnectionSupervisor: Sendable {
             guard await deliver(.attempt(attempt)) else { return }
             let connection = offset.flatMap(source.makeConnection(startingAt:)) ?? source.makeConnection()
             var move: String??
+            var downgraded = false
             var reading = ConnectionReading(limits: goodput, tracks: tracks)
             do throws(TransportError) {
                 while let event = try await connection.next() {
@@ -151,7 +152,12 @@ public struct ConnectionSupervisor: Sendable {
                     case .moveRequested(let tcUrl):
                         move = .some(tcUrl)
                         continue
+                    case .enhancedConnectRefused:
+                        // The source connects plainly from now on: again at once, no loss, no retry counted.
+                        downgraded = true
+                        continue
                     default:
+                        if case .onDemand = event { reading.isOnDemand = true }
                         guard await deliver(.event(event)) else { return await connection.close() }
                         continue
                     }
@@ -165,11 +171,14 @@ public struct ConnectionSupervisor: Sendable {
                         _ = await deliver(.unplayable("not an FLV stream: \(failure.message)"))
                         return
                     }
-                    if let warning = try reading.judgeGoodput(at: now()) {
+                    // Media on demand is read only as fast as it plays (a pause holds the reads back): its pace
+                    // says nothing about the link.
+                    if !reading.isOnDemand, let warning = try reading.judgeGoodput(at: now()) {
                         guard await deliver(.slowLink(goodput: warning)) else { return await connection.close() }
                     }
                 }
                 await connection.close()
+                if downgraded { continue }
                 if let move {
                     // A planned move: no loss, no retry counted, no delay; the same stream from the new application.
                     if let tcUrl = move, let moved = source.moved(toTcUrl: tcUrl) { source = moved }
@@ -208,6 +217,8 @@ private struct ConnectionReading {
     private var lagging = false
     /// Media bytes this connection delivered so far.
     var byteCount = 0
+    /// The source said it is media on demand: read at the pace it plays, so its goodput is not judged.
+    var isOnDemand = false
     /// Bytes the demuxer holds of a tag that has not completed.
     var leftoverBytes: Int { demuxer.bufferedByteCount }
     /// Media time this connection delivered so far (plausible timestamp steps only).

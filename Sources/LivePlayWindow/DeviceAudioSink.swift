@@ -128,6 +128,8 @@ public final class DeviceAudioSink: AudioSink, Sendable {
             SDL_LockAudioDevice(device)
             defer { SDL_UnlockAudioDevice(device) }
             let queued = min(state.recent.count, Int(SDL_GetQueuedAudioSize(device)) / MemoryLayout<Float>.size)
+            // What is let go was never taken by the device: not counted as taken (``DeviceClockCheck``).
+            state.queuedTotal -= Int(SDL_GetQueuedAudioSize(device)) / (MemoryLayout<Float>.size * format.channels)
             SDL_ClearQueuedAudio(device)
             let channels = format.channels
             let frames = min(queued / max(1, channels), format.sampleRate / 100)
@@ -139,6 +141,7 @@ public final class DeviceAudioSink: AudioSink, Sendable {
                 for channel in 0..<channels { tail[frame * channels + channel] *= gain }
             }
             tail.withUnsafeBytes { bytes in _ = SDL_QueueAudio(device, bytes.baseAddress, UInt32(bytes.count)) }
+            state.queuedTotal += frames
             state.recent.removeAll(keepingCapacity: true)
         }
     }

@@ -16,7 +16,8 @@ struct DownloadCommand: AsyncParsableCommand {
             (docs/event-log.md); URLs are shown with their query values redacted.
 
             Exit codes: 0 every file downloaded (or paused by Ctrl-C or SIGTERM), or --list / --delete done; 64 \
-            bad usage; 69 a download failed (unreachable, refused, lost after its retries); 74 the cache could \
+            bad usage; 65 a response is not FLV (an HTML error page: nothing of it is kept); 69 a download failed \
+            (unreachable, refused, lost after its retries); 74 the cache could \
             not be written (not enough free disk space, an I/O error).
 
             Files: the media cache directory (--media-cache-dir; $XDG_CACHE_HOME/liveplay, or \
@@ -101,6 +102,7 @@ struct DownloadCommand: AsyncParsableCommand {
         }
         guard let failure = failures.first else { return }
         let disk: Set<CacheError.Code> = [.notEnoughDiskSpace, .ioFailed]
+        if failure.code == .notFLV { throw ExitCode(ExitStatus.dataError) }
         throw ExitCode(disk.contains(failure.code) ? ExitStatus.ioError : ExitStatus.unavailable)
     }
 

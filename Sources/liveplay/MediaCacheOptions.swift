@@ -22,13 +22,22 @@ struct MediaCacheOptions: ParsableArguments {
         if minFree < 0 { throw ValidationError("--min-free must be 0 or more MiB") }
     }
 
-    /// The cache these options describe, opened (created if new).
-    func open() throws -> MediaCache {
+    /// The cache these options describe, opened (created if new). With `tellsFullDisk`, a disk already below
+    /// --min-free is said once here: such a cache keeps nothing new, and playing goes on from the network (a
+    /// download says it as its own failure).
+    func open(tellsFullDisk: Bool = false) throws -> MediaCache {
         do {
-            return try MediaCache(
+            let cache = try MediaCache(
                 options: .init(
                     directory: mediaCacheDir ?? MediaCache.Options.defaultDirectory, maximumEntries: mediaCacheEntries,
                     minimumFreeSpace: Int64(minFree) << 20, keys: CacheKeys(volatileParameters: Set(volatileParameters))))
+            do {
+                if tellsFullDisk { try cache.checkFreeSpace() }
+            } catch {
+                Standard.error(
+                    "liveplay: the media cache keeps nothing new: \(error.message) (--min-free MIB lowers the limit)")
+            }
+            return cache
         } catch {
             Standard.error("liveplay: \(error.message)")
             throw ExitCode(ExitStatus.ioError)

@@ -16,7 +16,7 @@ struct OutputOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Take a PNG snapshot every N seconds of stream time (see --snapshot-path).")
     var snapshotEvery: Double?
 
-    @Option(help: "Where periodic snapshots go; {index} or {pts} (ms) is replaced.")
+    @Option(help: "Where periodic snapshots go; {index} becomes the number from 1 in six digits (000001), {pts} the picture's time in ms.")
     var snapshotPath = "snapshot-{index}.png"
 
     @Option(help: "Write a PNG of the last picture shown to this file when playback stops.")

@@ -26,10 +26,11 @@ struct PlayCommand: AsyncParsableCommand {
             SIGINT/SIGTERM or a closed stdout (`| head`) stopped it; 64 bad usage (options, a malformed or \
             unsupported URL); 65 not playable (not FLV, no decoder opens, or it ended without any media), or a file cut short \
             (it ends before its metadata's duration or inside a tag: warning 9103); \
-            66 the file does not exist or is a directory; 69 nothing played: the server is unreachable, refused \
-            the stream, the connection was lost after every retry, or --duration ran out before a picture (or, \
-            without video, sound) was presented; 74 an output could not be written (a media output that fails while playing stops the run), or a --record recording \
-            stopped (event 9102) even though playback went on.
+            66 the file does not exist or is a directory; 69 unavailable: the server is unreachable, refused \
+            the stream, the connection was lost after every retry (whether or not media played before), or \
+            --duration ran out before a picture (or, without video, sound) was presented; 74 an output could not \
+            be written (a media output that fails while playing stops the run), or a --record recording stopped \
+            (event 9102) even though playback went on.
 
             Window keys (--window): space pause / resume; m mute; up / down volume; left / right 10 s back / on (a file, \
             --timeshift); 1 / 2 / 3 auto / speed / \
@@ -139,6 +140,9 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Seconds allowed for each connection attempt: TCP, then the server's answer (RTMP handshake and play, or the HTTP response head).")
     var connectTimeout: Double = 5
 
+    @Option(help: "RTMP: Enhanced RTMP v2's connect (HEVC, AV1, multitrack): auto (falls back to the plain connect for a server that rejects it), on, or off.")
+    var rtmpEnhanced: RTMPEnhancedOption = .auto
+
     @Option(name: .shortAndLong, help: "Latency mode: auto (1–5 s adaptive), speed (1 s, catches up), smooth (5 s fixed cache).")
     var mode: LatencyModeOption = .auto
 
@@ -242,7 +246,7 @@ struct PlayCommand: AsyncParsableCommand {
                 throw ValidationError(
                     "--timeshift keeps 10 s to 24 h (e.g. 90s, 30m, 1h), got \(Int(timeshift.duration.seconds.rounded())) s")
             }
-            if urls.contains(where: { (try? StreamAddress(parsing: $0))?.isLocalFile == true }) {
+            if urls.contains(where: { $0 != "demo" && (try? StreamAddress(parsing: $0))?.isLocalFile == true }) {
                 throw ValidationError("--timeshift is for live streams: a file can be sought as it is (--start, ← / →)")
             }
         }
@@ -316,7 +320,9 @@ struct PlayCommand: AsyncParsableCommand {
         let player = LivePlayer(
             configuration: try makeConfiguration(), videoSink: VideoFanOut([presented] + sinks.video),
             audioSink: sinks.audio, arrivalTap: sinks.arrivals, logger: Self.logger(level, log: log))
-        let report = RunReport(log: log, target: shown, retries: retries, also: sinks.captions.map { [$0] } ?? [])
+        let report = RunReport(
+            log: log, target: shown, retries: retries, tracks: (videoTrack, audioTrack),
+            also: sinks.captions.map { [$0] } ?? [])
         player.listener = report
         if let volumeEvaluation { player.enableAudioVolumeEvaluation(.milliseconds(volumeEvaluation)) }
         var frontEnd: WindowFrontEnd?
@@ -421,6 +427,7 @@ struct PlayCommand: AsyncParsableCommand {
         // --connect-timeout bounds the whole of connecting: the TCP connection, then the server's answer (the RTMP
         // handshake, connect and play; the HTTP response head). A silent server costs one timeout per attempt.
         transport.handshakeTimeout = transport.connectTimeout
+        transport.rtmpEnhanced = rtmpEnhanced.connect
         var latency = LatencyParameters.preset(mode.mode)
         if let cacheTime { latency.cacheTime = .seconds(cacheTime) }
         if let minCache { latency.minAutoAdjustCacheTime = .seconds(minCache) }
@@ -437,7 +444,7 @@ struct PlayCommand: AsyncParsableCommand {
         configuration.seiPayloadTypes = Set(sei.flatMap(\.types))
         configuration.captionChannel = (captions ?? .cc1).channel
         configuration.recording = outputs.recording
-        if usesMediaCache || mediaCache.mediaCacheDir != nil { configuration.cache = try mediaCache.open() }
+        if usesMediaCache || mediaCache.mediaCacheDir != nil { configuration.cache = try mediaCache.open(tellsFullDisk: true) }
         configuration.timeShift = timeshift.map {
             TimeShiftRing.Options(
                 window: $0.duration, directory: mediaCache.mediaCacheDir, minimumFreeSpace: Int64(mediaCache.minFree) << 20)

@@ -116,3 +116,18 @@ enum LatencyModeOption: String, CaseIterable, ExpressibleByArgument {
         }
     }
 }
+
+/// `--rtmp-enhanced`: whether an RTMP `connect` carries Enhanced RTMP v2's fields.
+enum RTMPEnhancedOption: String, CaseIterable, ExpressibleByArgument {
+    case auto
+    case on
+    case off
+
+    var connect: RTMPEnhancedConnect {
+        switch self {
+        case .auto: .auto
+        case .on: .on
+        case .off: .off
+        }
+    }
+}

@@ -12,6 +12,8 @@ final class RunReport: LivePlayListener, Sendable {
     private let target: String
     /// Reconnect attempts after a failure (`--retries`): with none, nothing is retried.
     private let retries: Int
+    /// `--video-track`, `--audio-track`: a track asked for that the stream lacks is named when nothing plays.
+    private let askedTracks: (video: UInt8?, audio: UInt8?)
     private let state = Mutex(State())
 
     private struct State {
@@ -22,6 +24,8 @@ final class RunReport: LivePlayListener, Sendable {
         var recordingStopped = false
         /// Media on demand ended short of what it promised (`LIVEPLAY_WARNING_TRUNCATED`).
         var truncated = false
+        /// A multitrack stream's track ids by kind, from its last 9016 (a stream without: track 0 only).
+        var tracks: [String: String] = [:]
         /// Media on demand was read to its end before the start position (`--start` past the end).
         var pastTheEnd: PlayEvent?
     }
@@ -30,11 +34,15 @@ final class RunReport: LivePlayListener, Sendable {
     ///   - target: the URL as it may be shown (redacted unless secrets are shown).
     ///   - retries: `--retries`.
     ///   - also: outputs that take the events too.
-    init(log: EventLog, target: String, retries: Int, also: [any LivePlayListener] = []) {
+    init(
+        log: EventLog, target: String, retries: Int, tracks: (video: UInt8?, audio: UInt8?) = (nil, nil),
+        also: [any LivePlayListener] = []
+    ) {
         self.log = log
         self.also = also
         self.target = target
         self.retries = retries
+        askedTracks = tracks
     }
 
     /// Playback began at least once (`PLAY_EVT_PLAY_BEGIN`): a picture was shown or sound heard (media
@@ -63,6 +71,19 @@ final class RunReport: LivePlayListener, Sendable {
                 state.connected = true
             case .playEnd where event.parameters["past_end"] == .bool(true):
                 state.pastTheEnd = event
+            case .tracksChanged:
+                for kind in ["video", "audio"] {
+                    if case .string(let ids)? = event.parameters["\(kind)_tracks"] { state.tracks[kind] = ids }
+                }
+            case .videoDecodeFailed, .audioDecodeFailed:
+                let kind = event.code == .videoDecodeFailed ? "video" : "audio"
+                guard event.parameters["reason"] == .string("no_decodable_\(kind)"),
+                    let asked = kind == "video" ? askedTracks.video : askedTracks.audio
+                else { break }
+                let ids = state.tracks[kind].map { $0.split(separator: " ").map(String.init) } ?? ["0"]
+                guard !ids.contains(String(asked)) else { break }
+                return "--\(kind)-track \(asked): the stream has no such \(kind) track; its \(kind) tracks: "
+                    + ids.joined(separator: ", ") + " (\(target))."
             case .truncated:
                 state.truncated = true
                 return "\(event.message) (\(target)); the exit status will be 65."

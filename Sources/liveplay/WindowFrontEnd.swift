@@ -68,6 +68,13 @@ final class WindowFrontEnd: Sendable {
         state.withLock { $0.tracks = TrackRing(event) }
     }
 
+    /// The player paused or resumed (9007 / 9008), whoever asked: a seek while paused resumes, and the control bar's
+    /// button follows what the player did, not only the keys.
+    func playbackChanged(paused: Bool) {
+        state.withLock { $0.paused = paused }
+        showPlayback()
+    }
+
     /// `n` / `p` go to `step` with +1 / −1 (a list of streams, ``StreamSwitcher``).
     func switchesStreams(with step: @escaping @Sendable (Int) -> Void) {
         state.withLock { $0.streamStep = step }
@@ -201,6 +208,7 @@ final class WindowStatus: LivePlayListener, Sendable {
     private let window: PlayerWindow
 
     private let tracksChanged: @Sendable (PlayEvent) -> Void
+    private let playbackChanged: @Sendable (Bool) -> Void
     /// `--timeshift`: the bar's layout follows the progress events' window, not the net status.
     private let timeShift: Bool
 
@@ -208,6 +216,7 @@ final class WindowStatus: LivePlayListener, Sendable {
         self.report = report
         window = frontEnd.window
         tracksChanged = { [weak frontEnd] in frontEnd?.tracksChanged($0) }
+        playbackChanged = { [weak frontEnd] in frontEnd?.playbackChanged(paused: $0) }
         self.timeShift = timeShift
     }
 
@@ -220,8 +229,13 @@ final class WindowStatus: LivePlayListener, Sendable {
         switch event.code {
         case .playLoading: window.setStatus("loading…")
         case .reconnect: window.setStatus("reconnecting…")
-        case .paused: window.setStatus("paused")
-        case .playBegin, .resumed: window.setStatus(nil)
+        case .paused:
+            window.setStatus("paused")
+            playbackChanged(true)
+        case .resumed:
+            window.setStatus(nil)
+            playbackChanged(false)
+        case .playBegin: window.setStatus(nil)
         default: break
         }
     }

@@ -51,10 +51,10 @@ import Testing
         return all.filter { $0 >= first }
     }
 
-    @Test func pauseHoldsThePictureAndResumeGoesOnFromWhereItPaused() async throws {
-        let path = try Fixture.h264BFramesAAC.path()
-        let clock = VirtualClock()
-        let control = PlaybackControl()
+    /// A sink that pauses `control` at the first picture from 1 s, and when it did.
+    static func pausingAtOneSecond(
+        _ clock: VirtualClock, _ control: PlaybackControl
+    ) -> (sink: Controller, pausedAt: LockedValue<VirtualClock.Instant?>) {
         let pausedAt = LockedValue<VirtualClock.Instant?>(nil)
         let sink = Controller { pts, _ in
             if pts.milliseconds >= 1000, pausedAt.value == nil {
@@ -62,6 +62,14 @@ import Testing
                 control.pause()
             }
         }
+        return (sink, pausedAt)
+    }
+
+    @Test func pauseHoldsThePictureAndResumeGoesOnFromWhereItPaused() async throws {
+        let path = try Fixture.h264BFramesAAC.path()
+        let clock = VirtualClock()
+        let control = PlaybackControl()
+        let (sink, pausedAt) = Self.pausingAtOneSecond(clock, control)
         let session = Self.session(path, clock: clock, sink: sink, control: control)
         var events: [PlayEvent] = []
         let outcome = await session.run(
@@ -78,6 +86,36 @@ import Testing
         #expect(resumed.parameters["position_ms"] == paused.parameters["position_ms"], "resumed where it paused")
         #expect(!events.contains { $0.code == .videoDiscontinuity || $0.code == .catchUpSkip })
         #expect(events.last { $0.code != .sessionSummary }?.code == .playEnd)
+    }
+
+    /// A seek while paused (after 6 s of pause, far ahead in a file) plays from its target and says so: 9009, 9008
+    /// (by the seek: the front end's ▶ follows it), 9010; the paused reads are no slow link (no 2104) and no lost
+    /// connection (no 2103) (issue 45, point 6).
+    @Test func aSeekWhilePausedResumesAtItsTargetAndSaysSo() async throws {
+        let path = try Fixture.longH264AAC.path()
+        let clock = VirtualClock()
+        let control = PlaybackControl()
+        let (sink, pausedAt) = Self.pausingAtOneSecond(clock, control)
+        let seeked = LockedValue(false)
+        let session = Self.session(path, clock: clock, sink: sink, control: control)
+        var events: [PlayEvent] = []
+        let outcome = await session.run(
+            onEvent: { events.append($0) },
+            onStatus: { _ in
+                if let paused = pausedAt.value, paused.duration(to: clock.now) >= .seconds(6), !seeked.value {
+                    seeked.value = true
+                    control.seek(to: .seconds(8))
+                }
+            })
+        #expect(outcome == .ended)
+        let afterPause = events.drop { $0.code != .paused }.map(\.code)
+        let seekStart = try #require(afterPause.firstIndex(of: .seekStarted))
+        #expect(afterPause.dropFirst(seekStart).prefix(2) == [.seekStarted, .resumed], "\(afterPause)")
+        let resumed = try #require(events.first { $0.code == .resumed })
+        #expect(resumed.parameters["by"] == .string("seek"))
+        #expect(afterPause.contains(.seekDone) && afterPause.last { $0 != .sessionSummary } == .playEnd, "\(afterPause)")
+        #expect(!afterPause.contains(.receiveDataLag) && !afterPause.contains(.reconnect), "\(afterPause)")
+        #expect(sink.shown.last.map(\.milliseconds) ?? 0 >= 9_500, "played on to the end")
     }
 
     /// Seeks back to 1.2 s once 2 s has been shown; returns the pictures shown and the events.

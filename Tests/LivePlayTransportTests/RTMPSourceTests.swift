@@ -47,6 +47,8 @@ struct RTMPSourceTests {
                     break
                 case .moveRequested:
                     kinds.append("moveRequested")
+                case .enhancedConnectRefused:
+                    kinds.append("enhancedConnectRefused")
                 case .bytes(let bytes):
                     if kinds.last != "bytes" { kinds.append("bytes") }
                     demuxer.append(bytes)

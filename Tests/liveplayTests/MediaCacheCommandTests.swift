@@ -154,6 +154,21 @@ import Testing
         #expect(files.isEmpty, "no partial file, no lock file: \(files)")
     }
 
+    /// An HTML error page answered with 200 and a Content-Length is no file to keep: `not_flv`, exit 65, nothing in
+    /// the cache (it was stored as a complete `.flv` entry) (issue 45, point 13).
+    @Test func anHTMLPageIsNotDownloadedAsAFile() throws {
+        let page = Array("<!DOCTYPE html><html><body>Access denied</body></html>".utf8)
+        let server = try ScriptedHTTPServer { _, _ in .init(headers: [("Content-Type", "text/html")], body: page) }
+        defer { server.stop() }
+        let cache = NSTemporaryDirectory() + "liveplay-html-download-\(UUID().uuidString.prefix(8))"
+        let output = try Binary.run(["download", "http://127.0.0.1:\(server.port)/movie.flv", "--media-cache-dir", cache])
+        #expect(output.status == ExitStatus.dataError, "\(output.text)\(output.standardError)")
+        #expect(output.text.contains("\"cause\":\"not_flv\""), "\(output.text)")
+        #expect(output.standardError.contains("is not an FLV file: it is an HTML or XML page"), "\(output.standardError)")
+        let (entries, files) = try Self.contents(cache)
+        #expect(entries.isEmpty && files.isEmpty, "nothing kept: \(entries) \(files)")
+    }
+
     @Test func aLiveStreamPlayedThroughTheCachePassesThroughUntouched() async throws {
         let (server, url) = try await Self.live()
         let cache = NSTemporaryDirectory() + "liveplay-live-play-\(UUID().uuidString.prefix(8))"

@@ -200,8 +200,9 @@ import Testing
 
     // MARK: - 9. Terminal and help
 
-    @Test func quietWithAPipedLogKeepsTheSummary() throws {
-        let output = try Binary.run([try Fixture.h264AAC.path(), "-q"])
+    /// `-q --json` keeps the summary monitoring reads; `-q` alone prints nothing on a healthy run (issue 45).
+    @Test func quietWithAJSONLogKeepsTheSummary() throws {
+        let output = try Binary.run([try Fixture.h264AAC.path(), "-q", "--json"])
         let codes = try EdgeTests.codes(output.text)
         #expect(codes.contains(9006), "\(codes)")
         #expect(codes.allSatisfy { $0 < 0 || $0 == 9006 })

@@ -72,4 +72,26 @@ import Testing
                         "-of", "csv=p=0", path]).text.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect((Int(frames) ?? 0) >= 60, "and they decode: \(frames)")
     }
+
+    /// A file recorded while it plays for 3 s holds those 3 s, not the 10 s read ahead of them (it held 13 s of a
+    /// 60 s file); played to its end, it holds the whole file. No libavformat note reaches stderr (issue 45, point 7).
+    @Test func aRecordingOfAFileHoldsWhatWasPlayed() throws {
+        let directory = NSTemporaryDirectory() + "liveplay-played-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let source = try Fixture.longH264AAC.path()
+        let duration = { (path: String) throws -> Double in
+            let text = try ExternalTool.check(
+                "ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path]).text
+            return Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        }
+        let short = try Binary.run([source, "-t", "3", "--record", directory + "/three.mp4", "--json"])
+        #expect(short.status == 0, "\(short.standardError)")
+        let three = try duration(directory + "/three.mp4")
+        #expect(three > 1.5 && three < 4.2, "3 s played, \(three) s recorded")
+        #expect(short.standardError.isEmpty, "\(short.standardError)")
+        let whole = try Binary.run([source, "--record", directory + "/whole.flv", "--json"])
+        #expect(whole.status == 0, "\(whole.standardError)")
+        #expect(abs(try duration(directory + "/whole.flv") - (try duration(source))) < 0.5)
+    }
 }

@@ -181,4 +181,12 @@ import Testing
         #expect(directory.status == ExitStatus.usage && directory.standardError.contains("it is a directory"), "\(directory.standardError)")
         #expect(!directory.standardError.contains("NSCocoaErrorDomain"))
     }
+
+    /// A track the stream does not have is named as such, with the ones it has (it was "video arrives without a
+    /// sequence header").
+    @Test func aTrackTheStreamLacksIsNamedWithTheOnesItHas() throws {
+        let output = try Binary.run([try Fixture.h264AAC.path(), "--video-track", "7", "-t", "3", "--json"])
+        #expect(output.standardError.contains("--video-track 7: the stream has no such video track; its video tracks: 0"),
+            "\(output.standardError)")
+    }
 }

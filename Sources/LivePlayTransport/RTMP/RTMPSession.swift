@@ -28,6 +28,8 @@ final class RTMPSession {
     /// A server's reconnect request being carried out: its `tcUrl` (nil: the same), and the media time it came at.
     private var pendingMove: (tcUrl: String?, at: UInt32?)?
     private var sawVideo = false
+    /// This connection sent Enhanced RTMP's `connect`, as the transaction numbered here; `_result` for it came.
+    private var enhancedConnect: (transaction: Int, accepted: Bool)?
     /// Unfinished messages by chunk stream: what librtmp has allocated and how much it has filled.
     private var unfinished: [Int: (bodySize: Int, bytesRead: Int)] = [:]
 
@@ -91,14 +93,31 @@ final class RTMPSession {
         try emit(.connected(serverAddress: address.description))
 
         startWatchdog()
-        guard RTMPConnectCommand.handshakeAndConnect(rtmp) else { throw readFailure() }
-        logger.debug("RTMP handshake done, connect sent")
+        if source.connectsEnhanced {
+            guard RTMPConnectCommand.handshakeAndConnect(rtmp) else { throw readFailure() }
+            enhancedConnect = (Int(rtmp.pointee.m_numInvokes), false)
+        } else {
+            guard RTMP_Connect1(rtmp, nil) != 0 else { throw readFailure() }
+        }
+        logger.debug("RTMP handshake done, connect sent", metadata: ["enhanced": "\(enhancedConnect != nil)"])
         try emit(.handshakeDone)
 
-        while true {
-            var packet = try readMessage()
-            defer { RTMPPacket_Free(&packet) }
-            if try handle(&packet) == .finished { return }
+        do throws(TransportError) {
+            while true {
+                var packet = try readMessage()
+                defer { RTMPPacket_Free(&packet) }
+                if try handle(&packet) == .finished { return }
+            }
+        } catch {
+            // A server that cannot read the enhanced `connect` rejects it or hangs up before answering: the same
+            // server is asked again at once with the plain one (`--rtmp-enhanced auto`).
+            guard source.options.rtmpEnhanced == .auto, enhancedConnect?.accepted == false, control.stopReason == nil
+            else { throw error }
+            if source.refusedEnhanced.set() {
+                logger.info(
+                    "the server refused Enhanced RTMP's connect (\(error.message)); connecting with the plain one for the rest of this session")
+            }
+            try emit(.enhancedConnectRefused)
         }
     }
 
@@ -315,6 +334,11 @@ final class RTMPSession {
                 guard level == "error" || Self.failureCodes.contains(code) else { return nil }
                 throw phaseError(.serverClosed, "the server reported \(detail)")
             }
+        case "_result" where enhancedConnect?.accepted == false:
+            if values.count > 1, values[1].numberValue == Double(enhancedConnect?.transaction ?? -1) {
+                enhancedConnect?.accepted = true
+            }
+            return nil
         case "_error" where !hasStreamBegun:
             throw TransportError(.handshakeFailed, "the server refused: \(detail)")
         case "close":

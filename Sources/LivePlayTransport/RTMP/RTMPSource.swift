@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 public import Logging
 import LivePlayCore
 public import LivePlayWire
@@ -43,6 +44,17 @@ public struct RTMPSource: ByteSource {
     public let limits: Limits
     let logger: Logger
     let resolver: HostResolver
+    /// This server rejected the enhanced `connect` once: every later connection of this source sends the plain one.
+    let refusedEnhanced = RefusedEnhancedConnect()
+
+    /// Whether the next connection sends Enhanced RTMP's `connect` (``TransportOptions/rtmpEnhanced``).
+    var connectsEnhanced: Bool {
+        switch options.rtmpEnhanced {
+        case .on: true
+        case .off: false
+        case .auto: !refusedEnhanced.isSet
+        }
+    }
 
     public init(
         url: String, options: TransportOptions = TransportOptions(), logger: Logger, limits: Limits = Limits()
@@ -71,6 +83,19 @@ public struct RTMPSource: ByteSource {
         let base = tcUrl.hasSuffix("/") ? String(tcUrl.dropLast()) : tcUrl
         return RTMPSource(
             url: base + url[slash...], options: options, logger: logger, limits: limits, resolver: resolver)
+    }
+}
+
+/// What a source remembers across its connections: its server rejected the enhanced `connect`. Set on a
+/// connection's thread, read by the next connection's.
+final class RefusedEnhancedConnect: Sendable {
+    private let flag = Atomic(false)
+
+    var isSet: Bool { flag.load(ordering: .acquiring) }
+
+    /// Sets it; true the first time (to say so once).
+    func set() -> Bool {
+        !flag.exchange(true, ordering: .acquiringAndReleasing)
     }
 }
 
