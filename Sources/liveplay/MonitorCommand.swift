@@ -32,13 +32,13 @@ struct MonitorCommand: AsyncParsableCommand {
 
             Examples:
               liveplay monitor --streams streams.list --metrics-listen 127.0.0.1:9464
-                                                      every stream of the list, metrics for Prometheus
+                                                      every stream, metrics for Prometheus
               liveplay monitor URL1 URL2 --no-statuses
                                                       two streams, events only
-              liveplay monitor --streams streams.list --shard 1/3 --metrics-listen 0.0.0.0:9464
-                                                      the second of three replicas (in a pod)
+              liveplay monitor --streams s.list --shard 1/3 --metrics-listen 0.0.0.0:9464
+                                                      replica 2 of 3 (in a pod)
               liveplay monitor --streams streams.list --decode --play-threads 0
-                                                      decode too, each stream on a thread of its own
+                                                      decode, a thread per stream
               kill -HUP PID                           read the list again
             """
     )

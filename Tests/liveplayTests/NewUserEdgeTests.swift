@@ -252,6 +252,16 @@ import Testing
         }
         #expect(Set(columns).count == 1, "every description starts in one column: \(columns)")
     }
+
+    /// `liveplay help monitor`'s examples at 80 columns: no command or description wraps (issue 45).
+    @Test func theMonitorsHelpExamplesDoNotWrapAt80Columns() throws {
+        let help = MonitorCommand.helpMessage(columns: 80)
+        let examples = try #require(help.components(separatedBy: "Examples:\n").last?.components(separatedBy: "\n\n").first)
+        let lines = examples.split(separator: "\n")
+        #expect(lines.count >= 5)
+        #expect(lines.allSatisfy { $0.hasPrefix("  liveplay") || $0.hasPrefix("  kill") || $0.hasPrefix(String(repeating: " ", count: 42)) },
+            "no example wraps at 80 columns: \(examples)")
+    }
 }
 
 /// A net status with every field set, for the status line's tests.
