@@ -118,6 +118,24 @@ extension WindowCommandTests {
         run.process.waitUntilExit()
     }
 
+    /// A seek while paused plays from its target and says so (9008 after 9009), and the play / pause button follows:
+    /// the next space pauses again (9007), where it used to resume what was playing already (issue 45, point 6).
+    @Test func aSeekWhilePausedResumesAndTheButtonFollows() async throws {
+        guard Self.hasDisplay else { return }
+        let run = try WindowRun([], source: try Fixture.flashBeep.path())
+        #expect(await run.playing())
+        try run.press("space")
+        #expect(await run.waitFor("LIVEPLAY_EVT_PAUSED", seconds: 5))
+        try run.press("Right")
+        #expect(await run.waitFor("LIVEPLAY_EVT_SEEK_START", seconds: 5))
+        #expect(await run.waitFor("LIVEPLAY_EVT_RESUMED", seconds: 5), "the seek resumed: 9008")
+        #expect(run.log.get().contains(#""by":"seek""#), "told as the seek's")
+        try run.press("space")
+        #expect(await run.waitFor("LIVEPLAY_EVT_PAUSED", count: 2, seconds: 5), "space pauses again: the button is ⏸")
+        try run.press("q")
+        run.process.waitUntilExit()
+    }
+
     /// The compact layout on the screen: the window resized to 480×360 (xdotool, as a viewer's window manager would)
     /// leaves one row's seek bar under four bar heights, so the bar takes two rows: the top row's time reads
     /// `0:0S / 0:20` by OCR, its seek bar seeks, and play / pause on the row below pauses.
