@@ -30,6 +30,10 @@ final class RTMPSession {
     private var sawVideo = false
     /// This connection sent Enhanced RTMP's `connect`, as the transaction numbered here; `_result` for it came.
     private var enhancedConnect: (transaction: Int, accepted: Bool)?
+    /// Before the stream began, the server refused the connection (`_error`, `NetConnection.Connect.Rejected`) or
+    /// hung up: what a server that cannot read the enhanced `connect` does. Garbage, a timeout or a broken message
+    /// is something else.
+    private var refusedBeforeBegin = false
     /// Unfinished messages by chunk stream: what librtmp has allocated and how much it has filled.
     private var unfinished: [Int: (bodySize: Int, bytesRead: Int)] = [:]
 
@@ -111,7 +115,8 @@ final class RTMPSession {
         } catch {
             // A server that cannot read the enhanced `connect` rejects it or hangs up before answering: the same
             // server is asked again at once with the plain one (`--rtmp-enhanced auto`).
-            guard source.options.rtmpEnhanced == .auto, enhancedConnect?.accepted == false, control.stopReason == nil
+            guard source.options.rtmpEnhanced == .auto, enhancedConnect?.accepted == false, refusedBeforeBegin,
+                !hasStreamBegun, control.stopReason == nil
             else { throw error }
             if source.refusedEnhanced.set() {
                 logger.info(
@@ -332,6 +337,7 @@ final class RTMPSession {
             default:
                 let level = info?["level"]?.stringValue ?? ""
                 guard level == "error" || Self.failureCodes.contains(code) else { return nil }
+                if code == "NetConnection.Connect.Rejected" { refusedBeforeBegin = !hasStreamBegun }
                 throw phaseError(.serverClosed, "the server reported \(detail)")
             }
         case "_result" where enhancedConnect?.accepted == false:
@@ -340,6 +346,8 @@ final class RTMPSession {
             }
             return nil
         case "_error" where !hasStreamBegun:
+            // The answer to the connect itself (another command's `_error` is not a refused connect).
+            refusedBeforeBegin = values.count > 1 && values[1].numberValue == enhancedConnect.map { Double($0.transaction) }
             throw TransportError(.handshakeFailed, "the server refused: \(detail)")
         case "close":
             throw phaseError(.serverClosed, "the server asked to close the connection")
@@ -418,6 +426,7 @@ final class RTMPSession {
         let peeked = socket >= 0 ? recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) : -1
         let error = errno
         if peeked == 0 {
+            if !hasStreamBegun { refusedBeforeBegin = true }
             return phaseError(.serverClosed, "the server closed the connection")
         }
         if peeked < 0, [ECONNRESET, EPIPE, ENOTCONN].contains(error) {
