@@ -106,8 +106,10 @@ struct ControlBar {
             progress += [(.seekBar, nil)]
         case .live:
             badge = [(.liveBadge, height * 2)]
-        case .timeShift(_, _, _, let atLiveEdge):
-            progress = [(.seekBar, nil)]
+        case .timeShift(let position, _, let end, let atLiveEdge):
+            // Behind the live edge, how far (`-0:10`, as YouTube's live bar); at it, the LIVE badge says it.
+            progress = atLiveEdge ? [] : [(.time, Self.behindText(position: position, end: end).count * height * 3 / 10)]
+            progress += [(.seekBar, nil)]
             badge = [(atLiveEdge ? .liveBadge : .goLive, height * 3)]
         }
         let buttons: [(Control?, Int?)] = [
@@ -162,6 +164,11 @@ struct ControlBar {
     /// not known (0: a file whose metadata does not say).
     static func timeText(position: Double, duration: Double) -> String {
         duration > 0 ? "\(clock(position)) / \(clock(duration))" : clock(position)
+    }
+
+    /// The time shown behind the live edge in a time-shift window: how far behind, `-0:10`.
+    static func behindText(position: Double, end: Double) -> String {
+        "-" + clock(max(0, end - position))
     }
 
     static func clock(_ seconds: Double) -> String {

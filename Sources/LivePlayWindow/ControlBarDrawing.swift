@@ -18,8 +18,13 @@ extension WindowRenderer {
             case .playPause:
                 if bar.paused { fillRects(Self.playTriangle(in: icon)) } else { fillRects(Self.pauseBars(in: icon)) }
             case .time:
-                if case .onDemand(let position, let duration) = bar.timeline {
+                switch bar.timeline {
+                case .onDemand(let position, let duration):
                     drawCentred(ControlBar.timeText(position: position, duration: duration), in: box, size: textSize)
+                case .timeShift(let position, _, let end, _):
+                    drawCentred(ControlBar.behindText(position: position, end: end), in: box, size: textSize)
+                case .live:
+                    break
                 }
             case .seekBar:
                 drawSlider(in: box, fraction: bar.seekFraction)

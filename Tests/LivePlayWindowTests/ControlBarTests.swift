@@ -32,6 +32,13 @@ struct ControlBarTests {
         return bar
     }
 
+    /// Behind the live edge of a time-shift window, the bar says how far: `-0:30` (issue 45, point 13).
+    @Test func behindTheLiveEdgeTheTimeSaysHowFar() {
+        #expect(ControlBar.behindText(position: 90, end: 120) == "-0:30")
+        #expect(ControlBar.behindText(position: 120, end: 4000) == "-1:04:40")
+        #expect(ControlBar.behindText(position: 130, end: 120) == "-0:00")
+    }
+
     @Test func eachLayoutHasItsControlsLeftToRightAlongTheBottom() {
         let layouts: [(PlayerWindow.Timeline, [ControlBar.Control])] = [
             (
@@ -41,7 +48,7 @@ struct ControlBarTests {
             (.live, [.playPause, .liveBadge, .mute, .volume, .captions, .fullscreen]),
             (
                 .timeShift(position: 90, start: 0, end: 120, atLiveEdge: false),
-                [.playPause, .seekBar, .goLive, .mute, .volume, .captions, .fullscreen]
+                [.playPause, .time, .seekBar, .goLive, .mute, .volume, .captions, .fullscreen]
             ),
             (
                 .timeShift(position: 120, start: 0, end: 120, atLiveEdge: true),
@@ -122,7 +129,7 @@ struct ControlBarTests {
                 [.playPause, .mute, .volume, .captions, .fullscreen]
             ),
             (
-                .timeShift(position: 90, start: 0, end: 120, atLiveEdge: false), [.seekBar],
+                .timeShift(position: 90, start: 0, end: 120, atLiveEdge: false), [.time, .seekBar],
                 [.playPause, .goLive, .mute, .volume, .captions, .fullscreen]
             ),
         ]

@@ -331,6 +331,13 @@ extension WindowCommandTests {
         let read = try run.ocr(
             x: badge.x, y: badge.y, width: badge.width, height: badge.height, singleLine: true, binarized: true)
         #expect(read.trimmingCharacters(in: .whitespacesAndNewlines) == "GO LIVE", "the badge behind: \(read)")
+        // Behind the edge, the bar says how far (`-0:10`; the 8.5–13 s measured above, read when the bar was drawn).
+        let label = try run.bar(.time, timeline: timeline)
+        let readTime = try run.ocr(
+            x: label.x, y: label.y, width: label.width, height: label.height, singleLine: true, binarized: true)
+        #expect(
+            readTime.trimmingCharacters(in: .whitespacesAndNewlines).wholeMatch(of: /[-–—]0:(0[89]|1[0-4])/) != nil,
+            "how far behind the live edge: \(readTime)")
 
         try run.clickBar(.goLive, timeline: timeline)
         #expect(await run.waitFor("LIVEPLAY_EVT_CATCH_UP_SKIP", seconds: 5), "GO LIVE goes live: 9003")
