@@ -72,6 +72,11 @@ final class PacketTaps {
         recording?.played(upTo: position)
     }
 
+    /// The source is read again from elsewhere (a seek): what was read ahead and not played is not recorded.
+    func readAgain() {
+        recording?.dropUnplayed()
+    }
+
     /// What the taps report on this turn; those that are done are let go.
     func reports(at now: Duration) -> [Report] {
         guard !taps.isEmpty else { return [] }

@@ -71,6 +71,11 @@ final class Recorder: PacketTap {
         }
     }
 
+    /// The held packets were read ahead and will not be played (a seek reads elsewhere).
+    func dropUnplayed() {
+        held.removeAll()
+    }
+
     private func record(
         _ packet: EncodedPacket, expectsVideo: Bool, video: VideoCodecConfiguration?, audio: AudioCodecConfiguration?
     ) {
@@ -137,7 +142,7 @@ final class Recorder: PacketTap {
     /// At the session's end: stops, waits for the writer to close the file (up to 10 s), and says what happened.
     /// Packets still held were never played: they are not recorded.
     func finish(at now: Duration) -> [Report] {
-        held.removeAll()
+        dropUnplayed()
         stop()
         _ = writer.finish(timeout: .seconds(10))
         return reports(at: now)

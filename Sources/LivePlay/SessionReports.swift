@@ -339,18 +339,6 @@ enum Reports {
             ["EVT_PARAM1": .int(Int64(width)), "EVT_PARAM2": .int(Int64(height))])
     }
 
-    /// `LIVEPLAY_WARNING_TRUNCATED`: media on demand ended short of what it promised (its metadata's duration), or
-    /// inside a tag. What was there is played; the warning says how much of how much.
-    static func truncated(received: Double, promised: Double?, cutInsideTag: Int?) -> Report {
-        let shown = { (seconds: Double) in String(format: "%.1f s", seconds) }
-        let of = promised.map { " of the \(shown($0)) its metadata promises" } ?? ""
-        let inside = cutInsideTag.map { ", cut inside a tag (\($0) bytes of it left)" } ?? ""
-        var parameters: [String: PlayEventValue] = ["received_s": .double((received * 1000).rounded() / 1000)]
-        if let promised { parameters["EVT_PLAY_DURATION"] = .double(promised) }
-        if let cutInsideTag { parameters["cut_inside_tag_bytes"] = .int(Int64(cutInsideTag)) }
-        return Report(.truncated, "the media is truncated: it ends at \(shown(received))\(of)\(inside)", parameters)
-    }
-
     /// `PLAY_EVT_PLAY_END` for media on demand read to its end before the seek's target: nothing to play.
     static func seekPastTheEnd(target: Double, length: Double) -> Report {
         Report(

@@ -46,6 +46,7 @@ extension LiveSession {
     func readAgain(from offset: Int64?) -> LoopExit {
         playOut.readAgain()
         intake.readAgain()
+        taps.readAgain()
         return .readFrom(offset)
     }
 

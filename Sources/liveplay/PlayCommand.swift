@@ -241,15 +241,7 @@ struct PlayCommand: AsyncParsableCommand {
         if captions == .off, outputs.captionsOut != nil {
             throw ValidationError("--captions-out needs captions: leave out --captions off")
         }
-        if let timeshift {
-            guard timeshift.isInRange else {
-                throw ValidationError(
-                    "--timeshift keeps 10 s to 24 h (e.g. 90s, 30m, 1h), got \(Int(timeshift.duration.seconds.rounded())) s")
-            }
-            if urls.contains(where: { $0 != "demo" && (try? StreamAddress(parsing: $0))?.isLocalFile == true }) {
-                throw ValidationError("--timeshift is for live streams: a file can be sought as it is (--start, ← / →)")
-            }
-        }
+        try timeshift?.validate(playing: urls)
         if outputs.record != nil, urls.count > 1 {
             throw ValidationError("--record records one stream: give one URL")
         }

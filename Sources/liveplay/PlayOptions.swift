@@ -60,10 +60,19 @@ struct TimeShiftWindow: ExpressibleByArgument {
         duration = .seconds(seconds)
     }
 
-    /// 10 s to 24 h (checked in `validate()`, so the message can say so).
+    /// 10 s to 24 h (checked in ``validate(playing:)``, so the message can say so).
     static let range: ClosedRange<Double> = 10...86_400
 
-    var isInRange: Bool { Self.range.contains(duration.seconds) }
+    /// The window's range, and live streams only: a file can be sought as it is.
+    func validate(playing urls: [String]) throws {
+        guard Self.range.contains(duration.seconds) else {
+            throw ValidationError(
+                "--timeshift keeps 10 s to 24 h (e.g. 90s, 30m, 1h), got \(Int(duration.seconds.rounded())) s")
+        }
+        if urls.contains(where: { $0 != "demo" && (try? StreamAddress(parsing: $0))?.isLocalFile == true }) {
+            throw ValidationError("--timeshift is for live streams: a file can be sought as it is (--start, ← / →)")
+        }
+    }
 }
 
 /// `--captions`: the CEA-608 channel decoded, or none.

@@ -89,13 +89,16 @@ public struct RTMPSource: ByteSource {
 /// What a source remembers across its connections: its server rejected the enhanced `connect`. Set on a
 /// connection's thread, read by the next connection's.
 final class RefusedEnhancedConnect: Sendable {
-    private let flag = Atomic(false)
+    private let flag = Mutex(false)
 
-    var isSet: Bool { flag.load(ordering: .acquiring) }
+    var isSet: Bool { flag.withLock { $0 } }
 
     /// Sets it; true the first time (to say so once).
     func set() -> Bool {
-        !flag.exchange(true, ordering: .acquiringAndReleasing)
+        flag.withLock { flag in
+            defer { flag = true }
+            return !flag
+        }
     }
 }
 
