@@ -254,6 +254,7 @@ final class PlayOut {
         let master = presenter.audioClock(rate: engine.rate)
         actions.removeAll(keepingCapacity: true)
         engine.advance(to: now, following: master, into: &actions)
+        var began = false
         for action in actions {
             switch action {
             case .decode(let packet):
@@ -267,6 +268,7 @@ final class PlayOut {
                 }
                 reporter.report(Reports.loading(buffered: buffered, target: engine.target))
             case .begin(let buffered, let stalled):
+                began = true
                 guard hasBegun || beginGate.allows(decodes: decodes, framesShown: presenter.framesShown) else {
                     beginGate.hold(buffered: buffered, at: now)
                     break
@@ -290,6 +292,9 @@ final class PlayOut {
                 break
             }
         }
+        // The clock starts once the pictures this turn released at the start are decoded (without a sound device
+        // to follow): none of them is late when presented.
+        if began, master == nil { engine.clockStarts(at: reporter.time.elapsed) }
         if transportFinished, !videoDrained, !engine.buffer.holdsVideo {
             // The last pictures a B-frame decoder holds back come out now, to be shown at their times while
             // the rest of the sound plays.

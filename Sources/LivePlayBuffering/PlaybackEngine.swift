@@ -253,6 +253,15 @@ public struct PlaybackEngine: Sendable {
         stallRaise = .zero
     }
 
+    /// Playback began (``PlaybackAction/begin(buffered:stalled:)``) in a turn that then decoded what it released, at
+    /// once: the look-ahead's worth, 150 ms of pictures, which at 1080p60 takes about as long to decode. The clock
+    /// starts when that is done, at `now`, not at the turn's start: otherwise the next turn finds the position
+    /// already past the first of those pictures and drops them as late (6 of a 1080p60 stream's first 9).
+    public mutating func clockStarts(at now: Duration) {
+        guard state == .playing, let lastAdvance, now > lastAdvance else { return }
+        self.lastAdvance = now
+    }
+
     /// Holds playback where it is (TXLivePlayer's `pause`); the buffer keeps filling within its limits.
     public mutating func pause() {
         isPaused = true

@@ -95,6 +95,8 @@ public struct MetricsServer: Sendable {
                         let (status, type, body) = await respond(to: request)
                         var headers = HTTPHeaders([("Content-Type", type), ("Content-Length", String(body.count))])
                         if !request.isKeepAlive { headers.add(name: "Connection", value: "close") }
+                        // RFC 9110 §15.5.6: a 405 names the methods the resource takes.
+                        if status == .methodNotAllowed { headers.add(name: "Allow", value: "GET, HEAD") }
                         try await outbound.write(.head(HTTPResponseHead(version: request.version, status: status, headers: headers)))
                         if request.method != .HEAD { try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
                         try await outbound.write(.end(nil))

@@ -133,7 +133,7 @@ public struct ConnectionSupervisor: Sendable {
             let connection = offset.flatMap(source.makeConnection(startingAt:)) ?? source.makeConnection()
             var move: String??
             var downgraded = false
-            var reading = ConnectionReading(limits: goodput, tracks: tracks)
+            var reading = ConnectionReading(limits: goodput, tracks: tracks, startsAt: offset)
             do throws(TransportError) {
                 while let event = try await connection.next() {
                     for request in trackRequests() {
@@ -169,6 +169,16 @@ public struct ConnectionSupervisor: Sendable {
                     if let failure {
                         await connection.close()
                         _ = await deliver(.unplayable("not an FLV stream: \(failure.message)"))
+                        return
+                    }
+                    if let offset, let wrong = reading.notTagsAtStart {
+                        // Read from a keyframe's offset (the file's index), what came is not tags: the server did
+                        // not send that part of the file. Playing on would resynchronise on garbage.
+                        await connection.close()
+                        _ = await deliver(
+                            .unplayable(
+                                "what the server sent from byte \(offset) of the file on is not its FLV tags "
+                                    + "(\(wrong.message)): it did not honour the Range request"))
                         return
                     }
                     // Media on demand is read only as fast as it plays (a pause holds the reads back): its pace
@@ -223,8 +233,14 @@ private struct ConnectionReading {
     var leftoverBytes: Int { demuxer.bufferedByteCount }
     /// Media time this connection delivered so far (plausible timestamp steps only).
     var mediaDelivered: Duration { .milliseconds(Int64(clamping: progress.milliseconds)) }
+    /// The connection starts mid-file, where a tag should begin: a malformed tag before the first packet says the
+    /// bytes there are not the file's (the missing sequence headers of a read from a keyframe are expected).
+    private let startsMidFile: Bool
+    private var sawPacket = false
+    private(set) var notTagsAtStart: FLVError?
 
-    init(limits: GoodputLimits, tracks: (video: UInt8?, audio: UInt8?)) {
+    init(limits: GoodputLimits, tracks: (video: UInt8?, audio: UInt8?), startsAt offset: Int64? = nil) {
+        startsMidFile = (offset ?? 0) > 0
         self.limits = limits
         meter = GoodputMeter(window: limits.measuredOver)
         demuxer = FLVDemuxer(configuration: FLVDemuxer.Configuration(videoTrack: tracks.video, audioTrack: tracks.audio))
@@ -257,7 +273,12 @@ private struct ConnectionReading {
                 return (elements, error)
             }
             guard let element = next else { break }
+            if startsMidFile, !sawPacket, case .warning(let warning) = element, warning.code != .missingConfiguration {
+                notTagsAtStart = warning
+                return (elements, nil)
+            }
             if case .packet(let packet) = element {
+                sawPacket = true
                 progress.record(
                     type: packet.kind == .video ? 9 : 8, timestamp: UInt32(truncatingIfNeeded: packet.dts.milliseconds))
                 meter.record(media: MediaTimestamp(milliseconds: Int64(progress.milliseconds)), at: now)

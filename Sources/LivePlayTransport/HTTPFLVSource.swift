@@ -313,11 +313,25 @@ private final class HTTPFLVConnection: ByteConnection {
         return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
+    /// The library's own text for `error`, but a system error as the system names it: SwiftNIO describes a
+    /// refused connect, found in the socket's error, as "connection reset (error set): Connection refused)".
+    static func detail(of error: any Error) -> String {
+        func system(_ error: IOError) -> String { "\(String(cString: strerror(error.errnoCode))) (errno \(error.errnoCode))" }
+        if let error = error as? IOError { return system(error) }
+        if let error = error as? NIOConnectionError {
+            let causes = error.connectionErrors.map { attempt in
+                (attempt.error as? IOError).map(system) ?? "\(attempt.error)"
+            }
+            if !causes.isEmpty { return Array(Set(causes)).sorted().joined(separator: "; ") }
+        }
+        return "\(error)"
+    }
+
     /// Sorts AsyncHTTPClient's and SwiftNIO's errors into the stages TXLivePlayer reports, each with a plain
     /// sentence naming `target` (`host:port`) and the library's own text as the detail.
     static func map(_ error: any Error, connected: Bool, target: String = "the server") -> TransportError {
         if let error = error as? TransportError { return error }
-        let detail = "\(error)"
+        let detail = Self.detail(of: error)
         func failure(_ code: TransportError.Code, _ message: String) -> TransportError {
             TransportError(code, message, detail: detail)
         }
@@ -346,6 +360,10 @@ private final class HTTPFLVConnection: ByteConnection {
                     connected ? .readFailed : .connectFailed,
                     connected ? "reading from \(target) failed" : "cannot connect to \(target)")
             }
+        }
+        if let error = error as? HTTPParserError, error == .invalidEOFState, connected {
+            // The body ended before the length the response announced: a cut connection, not a protocol error.
+            return failure(.serverClosed, "\(target) closed the connection before the end of the response")
         }
         if error is HTTPParserError {
             // Connected, but what came back is not HTTP: the handshake of this protocol failed.

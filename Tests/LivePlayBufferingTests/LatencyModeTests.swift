@@ -244,6 +244,61 @@ import Testing
     }
 }
 
+extension PlaybackEngineStartTests {
+    /// The play loop's turns on virtual time with a decoder that takes `decodeCost` a picture: a 1080p60 live stream
+    /// whose server's GOP cache sends 1 s at once, then a frame each 1/60 s. Returns the pictures shown and those
+    /// dropped as late (superseded by a newer due one) in the first 3 s, as the presenter counts them.
+    static func firstSeconds(decodeCost: Duration, clockStartsAfterDecoding: Bool) -> (shown: Int, dropped: Int) {
+        var engine = PlaybackEngine(parameters: .preset(.auto))
+        var queue = PresentationQueue<Int64>(capacity: 16)
+        let pts = { (frame: Int) -> Int64 in Int64(frame) * 1000 / 60 }
+        var now = Duration.zero
+        var arrived = 0
+        var shown = 0
+        while now < .seconds(3) {
+            // The GOP cache's second at once, then the live frames as they are made.
+            while arrived < 60 || Duration.milliseconds(pts(arrived) - 1000) <= now {
+                _ = engine.receive(Self.packet(.video, pts(arrived), key: arrived % 60 == 0), at: now)
+                arrived += 1
+            }
+            var began = false
+            for action in engine.advance(to: now) {
+                switch action {
+                case .begin: began = true
+                case .decode(let packet):
+                    now += decodeCost
+                    queue.insert(packet.pts.milliseconds, pts: packet.pts)
+                    if let position = engine.position, shown > 0 { queue.dropSuperseded(at: position) }
+                default: break
+                }
+            }
+            if began, clockStartsAfterDecoding { engine.clockStarts(at: now) }
+            if let position = engine.position {
+                // The first picture shows at once; the rest at their times.
+                if shown == 0, engine.state == .playing, queue.removeFirst() != nil {
+                    shown += 1
+                } else if shown > 0, engine.state == .playing, queue.nextDue(at: position) != nil {
+                    shown += 1
+                }
+            }
+            now += .milliseconds(4)
+        }
+        return (shown, queue.droppedFrames)
+    }
+
+    /// The turn that begins playback decodes the look-ahead's worth of pictures at once (150 ms, 9 at 60 fps), which
+    /// at 1080p takes about as long as they last: with the clock started at that turn's start, the next turn finds
+    /// the first of them late and drops them; started once they are decoded, none is.
+    @Test func theClockStartsOncePlaybacksFirstPicturesAreDecoded() {
+        let cost = Duration.milliseconds(11)
+        let started = Self.firstSeconds(decodeCost: cost, clockStartsAfterDecoding: true)
+        #expect(started.dropped == 0, "\(started)")
+        #expect(started.shown > 150, "the stream plays: \(started)")
+        let before = Self.firstSeconds(decodeCost: cost, clockStartsAfterDecoding: false)
+        #expect(before.dropped >= 3, "the model shows what was wrong before: \(before)")
+    }
+}
+
 /// Arrival gaps and the master clock: the engine's other inputs.
 @Suite struct PlaybackEngineClockTests {
     static func packet(_ kind: MediaKind, _ ms: Int64, key: Bool = false) -> EncodedPacket {

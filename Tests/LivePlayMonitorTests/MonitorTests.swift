@@ -115,6 +115,29 @@ import Testing
         }
     }
 
+    /// Another method on the metrics port is 405 with the methods it takes (a POST with a body, a DELETE), the body
+    /// read and let go; another path is 404. Sent by curl, a client nobody here wrote.
+    @Test func anotherMethodIs405WithAllowAndAnotherPathIs404() async throws {
+        let bound = Locked<Int?>(nil)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await MetricsServer(host: "127.0.0.1", port: 0, monitor: Monitor()).run { bound.set($0) }
+            }
+            defer { group.cancelAll() }
+            _ = LoopbackPort.wait(timeout: .seconds(20)) { bound.get() != nil }
+            let port = try #require(bound.get())
+            for method in [["-X", "POST", "--data-binary", String(repeating: "x", count: 100_000)], ["-X", "DELETE"]] {
+                let output = try ExternalTool.run(
+                    "curl", ["-s", "-i", "--max-time", "30"] + method + ["http://127.0.0.1:\(port)/metrics"])
+                let head = output.text.components(separatedBy: "\r\n\r\n").first ?? ""
+                #expect(head.hasPrefix("HTTP/1.1 405"), "\(method[1]): \(head)")
+                #expect(head.contains("Allow: GET, HEAD"), "\(method[1]): \(head)")
+            }
+            #expect(try Self.get(port, "/metrics/../etc/passwd").status == 404)
+            #expect(try Self.get(port, "/metrics").status == 200, "the server serves on after them")
+        }
+    }
+
     /// `/probe` reaches out over the network and nowhere else: a local path or `file://` URL is refused unread, the
     /// same sentence whether the file exists or not (no file-existence oracle on the metrics port), and with
     /// `--probe-allow` a host outside the list is refused too.

@@ -116,6 +116,9 @@ import Testing
         let refused = try Self.lines(output.text).first { $0["code"] as? Int == 3002 }
         let parameters = try #require(refused?["params"] as? [String: Any])
         #expect((parameters["detail"] as? String)?.contains("111") == true, "the errno stays in the detail")
+        // As the system names it: SwiftNIO's own text says "connection reset (error set): Connection refused)".
+        #expect(parameters["detail"] as? String == "Connection refused (errno 111)", "\(parameters)")
+        #expect(!output.text.contains("reset"), "a refused connection is never called a reset")
     }
 
     @Test func exit69WithTheReasonWhenEveryRetryFailedAndTheSentenceGoesToStandardError() throws {

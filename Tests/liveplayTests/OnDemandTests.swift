@@ -117,7 +117,38 @@ import Testing
         #expect(output.status == 0, "\(output.standardError)")
         let codes = try EdgeTests.codes(output.text)
         #expect(codes.contains(2103), "the broken response was retried")
+        // Said as what happened: the body ended before its Content-Length (not "something that is not HTTP").
+        let retry = try EdgeTests.lines(output.text).first { $0["code"] as? Int == 2103 }
+        #expect((retry?["message"] as? String)?.contains("closed the connection before the end") == true, "\(retry ?? [:])")
         #expect(try Self.frames(output.text).map(\.pts) == (try Self.pictures(path)), "every picture once, in order")
+    }
+
+    /// A server that answers `--start`'s `Range` request (to the keyframe the file's index names) with bytes that
+    /// are not the file's (206, the right length, text): the run does not resynchronise on them and then call the
+    /// start "past the end" (exit 64, as it did); it ends with 65 and a sentence naming the byte and the `Range`.
+    @Test func aRangeAnsweredWithGarbageEndsWith65() throws {
+        let path = try Fixtures.make(
+            name: "h264-aac-10s-indexed", extension: "flv",
+            Fixture.longH264AAC.ffmpegArguments + ["-flvflags", "add_keyframe_index", "-f", "flv"])
+        let bytes = try Fixtures.bytes(path)
+        let server = try ScriptedHTTPServer { _, headers in
+            guard let range = headers["range"], let from = Int(range.dropFirst("bytes=".count).prefix { $0.isNumber })
+            else { return .init(headers: [("Accept-Ranges", "bytes")], body: bytes) }
+            let garbage = Array(String(repeating: "<html>not the file</html>\n", count: bytes.count / 20).utf8)
+            return .init(
+                status: 206, reason: "Partial Content",
+                headers: [("Content-Range", "bytes \(from)-\(bytes.count - 1)/\(bytes.count)")],
+                body: Array(garbage.prefix(bytes.count - from)))
+        }
+        defer { server.stop() }
+        let started = Date()
+        let output = try Binary.run(["http://127.0.0.1:\(server.port)/movie.flv", "--json", "--start", "7"])
+        #expect(Date().timeIntervalSince(started) < 30, "no hang on the garbage")
+        #expect(server.receivedRequests.contains { $0.headers["range"] != nil }, "the start asked for a Range")
+        #expect(output.status == ExitStatus.dataError, "\(output.standardError)")
+        #expect(output.standardError.contains("from byte"), "\(output.standardError)")
+        #expect(output.standardError.contains("Range"), "\(output.standardError)")
+        #expect(!output.standardError.contains("past the end"), "\(output.standardError)")
     }
 
     /// A file with a keyframe index (`-flvflags add_keyframe_index`): `--start` asks nginx for the bytes from

@@ -1,4 +1,5 @@
 import Foundation
+import LivePlayLab
 import LivePlayTesting
 import Testing
 
@@ -36,6 +37,46 @@ import Testing
         #expect(run.seconds < 5, "\(output): stopped when its reader left, not at the file's end: \(run.seconds) s")
         let sentences = run.errors.split(separator: "\n").filter { !$0.hasPrefix("{") }
         #expect(sentences.isEmpty, "\(output): a reader leaving is no error: \(sentences)")
+    }
+
+    /// `liveplay ARGS` with a 256 KiB file system (tmpfs, in a mount namespace of its own) mounted at `directory`:
+    /// a disk that fills while the run writes to it. Its exit status and stderr.
+    static func onASmallDisk(_ arguments: (String) -> [String]) throws -> (status: Int32, errors: String) {
+        let directory = NSTemporaryDirectory() + "liveplay-small-disk-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let quoted = ([Binary.path] + arguments(directory)).map { "'\($0)'" }.joined(separator: " ")
+        // As root a mount namespace is enough; otherwise a user namespace maps the caller to root in it.
+        let unshare = getuid() == 0 ? ["-m"] : ["-r", "-m"]
+        let output = try ExternalTool.run(
+            "unshare", unshare + ["bash", "-c", "mount -t tmpfs -o size=256k tmpfs '\(directory)' && exec \(quoted)"])
+        return (output.status, output.standardError)
+    }
+
+    /// A media output whose disk fills midway: the run stops with 74 and one sentence naming the file and the
+    /// reason, not at the end of the file with a short output and exit 0.
+    @Test(arguments: ["--video-out", "--audio-out"])
+    func aMediaOutputWhoseDiskFillsStopsTheRunWith74(_ option: String) throws {
+        let file = try Fixture.longH264AAC.path()
+        let started = Date()
+        let run = try Self.onASmallDisk { [file, "--json", option, $0 + "/out"] }
+        #expect(run.status == ExitStatus.ioError, "\(option): \(run.errors)")
+        #expect(run.errors.contains("No space left on device"), "\(option): \(run.errors)")
+        #expect(run.errors.contains("/out"), "the sentence names the file: \(run.errors)")
+        #expect(Date().timeIntervalSince(started) < 9, "stopped when the disk filled, before the file's end")
+    }
+
+    /// The media cache on a disk below its free-space floor: said once at the start, and the file plays from the
+    /// network all the same.
+    @Test func aMediaCacheBelowItsFloorSaysSoOnceAndPlays() throws {
+        let bytes = try Fixtures.bytes(try Fixture.h264AAC.path())
+        let server = try ScriptedHTTPServer { _, _ in .init(body: bytes) }
+        defer { server.stop() }
+        let url = "http://127.0.0.1:\(server.port)/movie.flv"
+        let run = try Self.onASmallDisk { [url, "--media-cache-dir", $0, "--json"] }
+        #expect(run.status == ExitStatus.success, "\(run.errors)")
+        let notes = run.errors.components(separatedBy: "the media cache keeps nothing new").count - 1
+        #expect(notes == 1, "said once: \(run.errors)")
     }
 
     // MARK: - 5. Reconnects end
@@ -138,6 +179,27 @@ import Testing
         let whole = try Binary.run([try Fixture.longH264AAC.path(), "--json", "--start", "8"])
         #expect(whole.status == 0, "\(whole.standardError)")
         #expect(!(try EdgeTests.codes(whole.text)).contains(9103), "a whole file is not truncated")
+    }
+
+    // MARK: - 11. The first frames of a fast stream
+
+    /// A live 1080p60 8 Mbit/s stream, joined at its start (the server's GOP cache holds the first keyframe) and
+    /// played to its end: every frame is shown, none dropped as late at the start. The turn that begins playback
+    /// decodes 150 ms of pictures at once, about as long as they last at 1080p60 on this machine; the clock starts
+    /// after that (before, 6 of the first 9 were dropped: 354–358 of 360 shown).
+    @Test func everyFrameOfAFast1080p60StreamIsShownFromTheStart() async throws {
+        let path = try Fixture.fast1080p60.path()
+        let frames = try LiveFLVProgram(contentsOfFile: path).tags.filter { $0.type == 9 }.count
+        let server = try LiveFLVServer(
+            path: path, configuration: .init(port: 0, gopCache: true, loops: false, threads: 1))
+        let url = "http://127.0.0.1:\(try await server.start())/live.flv"
+        let output = try Binary.run([url, "--json", "--retries", "0", "-t", "20"])
+        await server.stop()
+        let summary = try #require(try EdgeTests.lines(output.text).first { $0["code"] as? Int == 9006 })
+        let parameters = try #require(summary["params"] as? [String: Any])
+        let shown = try #require(parameters["frames_shown"] as? Int)
+        #expect(parameters["dropped_frames"] as? Int == 0, "\(parameters)")
+        #expect(shown == frames, "\(shown) of \(frames) frames shown: \(parameters)")
     }
 
     // MARK: - 9. -q is quiet
