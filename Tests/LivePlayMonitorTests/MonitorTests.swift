@@ -25,6 +25,23 @@ import Testing
         return (status, lines.joined(separator: "\n"))
     }
 
+    /// Runs `body` with a metrics server of `monitor` listening on a free loopback port (given to it), stopped after.
+    static func withMetricsServer(
+        _ monitor: Monitor = Monitor(), probeAllowance: [ProbeAllowance] = [], _ body: @Sendable (Int) throws -> Void
+    ) async throws {
+        let bound = Locked<Int?>(nil)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await MetricsServer(host: "127.0.0.1", port: 0, monitor: monitor, probeAllowance: probeAllowance).run {
+                    bound.set($0)
+                }
+            }
+            defer { group.cancelAll() }
+            _ = LoopbackPort.wait(timeout: .seconds(20)) { bound.get() != nil }
+            try body(try #require(bound.get()))
+        }
+    }
+
     /// The value of the sample `name{labels}` on a metrics page (labels as written, in order).
     static func value(_ page: String, _ series: String) -> Double? {
         page.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
@@ -95,14 +112,7 @@ import Testing
 
     /// A probe that cannot be made is a 400 that says why, before anything plays.
     @Test func aProbeThatCannotBeMadeIsABadRequestThatSaysWhy() async throws {
-        let bound = Locked<Int?>(nil)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                try await MetricsServer(host: "127.0.0.1", port: 0, monitor: Monitor()).run { bound.set($0) }
-            }
-            defer { group.cancelAll() }
-            _ = LoopbackPort.wait(timeout: .seconds(20)) { bound.get() != nil }
-            let port = try #require(bound.get())
+        try await Self.withMetricsServer { port in
             let notANumber = try Self.get(port, "/probe?target=http://127.0.0.1:1/a.flv&seconds=abc")
             #expect(notANumber.status == 400, "\(notANumber)")
             #expect(notANumber.body.contains("seconds=abc is not a number"), "\(notANumber)")
@@ -118,14 +128,7 @@ import Testing
     /// Another method on the metrics port is 405 with the methods it takes (a POST with a body, a DELETE), the body
     /// read and let go; another path is 404. Sent by curl, a client nobody here wrote.
     @Test func anotherMethodIs405WithAllowAndAnotherPathIs404() async throws {
-        let bound = Locked<Int?>(nil)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                try await MetricsServer(host: "127.0.0.1", port: 0, monitor: Monitor()).run { bound.set($0) }
-            }
-            defer { group.cancelAll() }
-            _ = LoopbackPort.wait(timeout: .seconds(20)) { bound.get() != nil }
-            let port = try #require(bound.get())
+        try await Self.withMetricsServer { port in
             for method in [["-X", "POST", "--data-binary", String(repeating: "x", count: 100_000)], ["-X", "DELETE"]] {
                 let output = try ExternalTool.run(
                     "curl", ["-s", "-i", "--max-time", "30"] + method + ["http://127.0.0.1:\(port)/metrics"])
@@ -142,19 +145,10 @@ import Testing
     /// same sentence whether the file exists or not (no file-existence oracle on the metrics port), and with
     /// `--probe-allow` a host outside the list is refused too.
     @Test func aProbeTakesOnlyNetworkURLsAndOnlyTheAllowedHosts() async throws {
-        let bound = Locked<Int?>(nil)
         let allowed = [ProbeAllowance(parsing: "127.0.0.1:1"), ProbeAllowance(parsing: "[::1]")].compactMap { $0 }
         #expect(allowed.count == 2)
         #expect(ProbeAllowance(parsing: "host:99999") == nil && ProbeAllowance(parsing: "a/b") == nil)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                try await MetricsServer(host: "127.0.0.1", port: 0, monitor: Monitor(), probeAllowance: allowed).run {
-                    bound.set($0)
-                }
-            }
-            defer { group.cancelAll() }
-            _ = LoopbackPort.wait(timeout: .seconds(20)) { bound.get() != nil }
-            let port = try #require(bound.get())
+        try await Self.withMetricsServer(probeAllowance: allowed) { port in
             var bodies: [String] = []
             for target in ["/etc/passwd", "/etc/nonexistent", "file:///etc/passwd", "file://localhost/etc/shadow"] {
                 let reply = try Self.get(port, "/probe?target=\(target)&seconds=1")
