@@ -6,6 +6,14 @@
 // packets a caller made itself (the latency simulator runs on it); ``StreamDescription`` summarises a stream.
 // `Vocabulary.swift` names the lower modules' types a front end uses, so `import LivePlay` is all it needs.
 //
+// ## The rooms
+//
+// The target is in folders by job: `Player/` (``LivePlayer``, ``PlaybackControl`` and the other surfaces front ends
+// call), `Session/` (``LiveSession``, the play loop), `Stages/` (the stages below), `Switching/` (preloading and
+// switching), `Reporting/`, `Recording/`, `Sinks/` (the ready outputs) and `Threads/` (threads, clocks, hand-offs).
+// Only the vocabulary a front end meets first is at the top. docs/architecture.md walks one video tag from the socket
+// to the screen and one command from the API to the stage that acts, naming the files and hops.
+//
 // ## The stages
 //
 // ``LiveSession`` is the play loop and the connection's state (`LiveSession.swift`; what the transport delivers is
