@@ -26,7 +26,7 @@ public final class LiveSession<C: SessionClock> {
     public var description: StreamDescription { intake.description }
     private let clock: C
     /// Milliseconds since 1970: the wall clock end-to-end latency is measured on.
-    private let wallClock: @Sendable () -> Double
+    let wallClock: @Sendable () -> Double
     let logger: Logger
     private let source: (any ByteSource)?
     let reporter: SessionReporter
@@ -43,7 +43,7 @@ public final class LiveSession<C: SessionClock> {
     /// Turns of the play loop so far (an arrival trace says which turn took each read).
     var turns = 0
     /// The tracks a multitrack stream plays: the configuration's, then the last asked for (kept for a read again).
-    private var tracks: (video: UInt8?, audio: UInt8?)
+    var tracks: (video: UInt8?, audio: UInt8?)
     /// Recordings and the arrival trace: what sees the packets taken, as they are taken.
     let taps: PacketTaps
     /// What the intake made of the element being taken: one array for every element, so taking one allocates none.
@@ -189,14 +189,7 @@ public final class LiveSession<C: SessionClock> {
             if Task.isCancelled { return .finished(.stopped) }
             turns += 1
             playOut.takeCommands()
-            for selection in playOut.requests.trackRequests {
-                handoff.request(selection)
-                switch selection.kind {
-                case .video: tracks.video = selection.track
-                case .audio: tracks.audio = selection.track
-                }
-            }
-            playOut.requests.trackRequests.removeAll()
+            relayTrackRequests(to: handoff)
             if let exit = applySeek() { return exit }
             while playOut.hasRoom, intake.admission.jumpTo == nil, let update = handoff.takeFirst() {
                 if let outcome = apply(update) { return .finished(outcome) }
@@ -208,16 +201,9 @@ public final class LiveSession<C: SessionClock> {
             applyTaps(at: now)
             if let ending = playOut.advance(at: now) { return finished(ending) }
             playOut.publish()
-            reporter.statusIfDue(
-                at: now, connecting: mediaLostAt != nil, playOut: playOut, intake: intake,
-                decodes: configuration.decodes, endToEndLatency: playOut.engine.position.flatMap(endToEndLatency),
-                onDemand: playOut.onDemand ? (progressPosition, mediaLength) : nil)
+            reportStatusIfDue(at: now)
             if let ending = playOut.endIfRanDry(at: now) { return finished(ending) }
-            reporter.progressIfDue(
-                at: now, playOut: playOut, position: progressPosition,
-                endToEndLatency: playOut.engine.position.flatMap(endToEndLatency),
-                mediaDuration: playOut.onDemand || timeShift != nil ? mediaLength : nil,
-                timeShift: timeShiftProgress.map { ($0.behind, !playOut.onDemand) })
+            reportProgressIfDue(at: now)
             let wait = turnWait
             if playOut.hasRoom, let timer {
                 await handoff.wait(until: .now + wait, timer: timer)
@@ -255,11 +241,5 @@ public final class LiveSession<C: SessionClock> {
     /// The session's thread while it runs, when its clock runs in real time: it times ticks and transport deadlines.
     private var realTimeThread: PlaybackThread? {
         clock.realInstant(clock.now) == nil ? nil : thread
-    }
-
-    /// "Shown N ms after the server sent it", from the server's `onLivePlayClock` stamps
-    /// (docs/wall-clock-tags.md).
-    public func endToEndLatency(_ position: MediaTimestamp) -> Int64? {
-        intake.endToEndLatency(at: position, wallClockMs: wallClock())
     }
 }
