@@ -257,3 +257,48 @@ final class LockedValue<Value>: @unchecked Sendable {
         set { lock.withLock { stored = newValue } }
     }
 }
+
+extension OnDemandSessionTests {
+    /// Relative seeks go on from the target of a seek still under way, as mpv's do: a second -2 s asked for while the
+    /// first is reading again lands 4 s back, not 2 s back from where playback still is; and a relative seek asked
+    /// for with an absolute one in the same turn moves that target.
+    @Test func relativeSeeksAddUpOnTheSeekUnderWay() async throws {
+        let path = try Fixture.longH264AAC.path()
+        let clock = VirtualClock()
+        let control = PlaybackControl()
+        let asked = LockedValue(0)
+        let sink = Controller { pts, _ in
+            if pts.milliseconds >= 7000, asked.value == 0 {
+                asked.value = 1
+                control.seek(by: .seconds(-2))
+            }
+        }
+        let session = Self.session(path, clock: clock, sink: sink, control: control)
+        var targets: [Int64] = []
+        _ = await session.run(onEvent: { event in
+            guard event.code == .seekStarted, case .int(let target)? = event.parameters["target_ms"] else { return }
+            targets.append(target)
+            // The first seek has started reading again: the second comes before it lands.
+            if asked.value == 1 {
+                asked.value = 2
+                control.seek(by: .seconds(-2))
+            }
+        })
+        let first = try #require(targets.first)
+        #expect(first >= 4900 && first <= 5100, "2 s back from about 7 s: \(targets)")
+        #expect(targets.count == 2 && targets.last == first - 2000, "then 2 s back from that target: \(targets)")
+        let shown = sink.shown.map(\.milliseconds)
+        let restart = try #require(shown.indices.dropFirst().last { shown[$0] < shown[$0 - 1] })
+        #expect(abs(shown[restart] - (first - 2000)) <= 40, "playback lands at the second target: \(shown[restart])")
+
+        let together = PlaybackControl()
+        together.seek(to: .seconds(8))
+        together.seek(by: .seconds(-3))
+        var seeks: [Int64] = []
+        let plain = Controller { _, _ in }
+        _ = await Self.session(path, clock: VirtualClock(), sink: plain, control: together).run(onEvent: { event in
+            if event.code == .seekStarted, case .int(let target)? = event.parameters["target_ms"] { seeks.append(target) }
+        })
+        #expect(seeks == [5000], "8 s, then 3 s back from it: \(seeks)")
+    }
+}

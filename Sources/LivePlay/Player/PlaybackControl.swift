@@ -118,8 +118,9 @@ public final class PlaybackControl: Sendable {
         send(.seek(max(.zero, position)))
     }
 
-    /// Moves `delta` from where playback is when the play loop takes it (negative: back), as ``seek(to:)`` does;
-    /// several before it is taken add up.
+    /// Moves `delta` (negative: back), as ``seek(to:)`` does, from where playback is when the play loop takes it,
+    /// or from the target of a seek still under way: two quick seeks by -10 s go 20 s back, in a file and in a
+    /// time-shift window alike, as mpv's relative seeks do.
     public func seek(by delta: Duration) {
         send(.seekBy(delta))
     }
@@ -290,7 +291,8 @@ struct PlaybackRequests {
     var latency: LatencyParameters?
     var pause: Bool?
     var seek: Duration?
-    /// A seek relative to where playback is when the loop carries it out (the window's ← / →).
+    /// A seek relative to where playback is when the loop carries it out, or to the target of a seek still under
+    /// way (the window's ← / →).
     var seekBy: Duration?
     var liveEdge = false
     var recordings: [RecordingRequest] = []
@@ -312,8 +314,12 @@ struct PlaybackRequests {
                 seek = position
                 seekBy = nil
             case .seekBy(let delta):
-                seekBy = (seekBy ?? .zero) + delta
-                seek = nil
+                // From the target of a seek asked for before it, not from where playback still is.
+                if let position = seek {
+                    seek = max(.zero, position + delta)
+                } else {
+                    seekBy = (seekBy ?? .zero) + delta
+                }
             case .goToLiveEdge: liveEdge = true
             case .recording(let request): recordings.append(request)
             case .videoSink(let held): videoSink = SinkChange(sink: held.sink)

@@ -50,6 +50,8 @@ public final class LiveSession<C: SessionClock> {
     var steps: [MediaIntake.Step] = []
     /// The ring a time-shifted live stream plays through (``LivePlayConfiguration/timeShift``), while it plays.
     var timeShift: TimeShiftSource?
+    /// Where the last seek goes (from the media's or the window's start), while it is under way.
+    var seekTarget: Duration?
 
     /// - Parameters:
     ///   - videoSink: receives each decoded picture at its presentation time.

@@ -21,15 +21,21 @@ extension LiveSession {
             playOut.requests.liveEdge = false
             return goLiveInTimeShift()
         }
+        // A seek under way until the packets reach its target: a relative seek goes on from that target.
+        if intake.admission.unreachedSeek == nil { seekTarget = nil }
         let relative = playOut.requests.take(\.seekBy).map { delta in
-            max(.zero, .milliseconds(Int64((progressPosition * 1000).rounded())) + delta)
+            max(.zero, (seekTarget ?? .milliseconds(Int64((progressPosition * 1000).rounded()))) + delta)
         }
         guard let target = relative ?? playOut.requests.take(\.seek) else { return nil }
-        if timeShift != nil, everConnected { return seekInTimeShift(to: target) }
+        if timeShift != nil, everConnected {
+            seekTarget = target
+            return seekInTimeShift(to: target)
+        }
         guard playOut.onDemand || !everConnected else {
             logger.debug("seek ignored: live stream")
             return nil
         }
+        seekTarget = target
         let wasPaused = playOut.engine.isPaused
         playOut.restart()
         reporter.restartProgress()
