@@ -1,6 +1,6 @@
 import Foundation
 import LivePlayBuffering
-public import LivePlayCore
+import LivePlayCore
 import LivePlayDecode
 import LivePlayFLV
 public import LivePlayTransport
