@@ -302,3 +302,63 @@ extension OnDemandSessionTests {
         #expect(seeks == [5000], "8 s, then 3 s back from it: \(seeks)")
     }
 }
+
+extension OnDemandSessionTests {
+    /// The commands of one turn are carried out in the order sent, each by the stage it is for (issue 46, point 1).
+    /// Sent from the sink, on the play loop, they are all taken at the next turn's start. Pause, resume, pause is
+    /// each told; pause then seek resumes at the target (a seek resumes); seek then pause holds there.
+    @Test func commandsOfOneTurnAreCarriedOutInTheOrderSent() async throws {
+        let path = try Fixture.longH264AAC.path()
+        let clock = VirtualClock()
+        let control = PlaybackControl()
+        let step = LockedValue(0)
+        let sink = Controller { pts, _ in
+            switch (step.value, pts.milliseconds) {
+            case (0, 2000...):
+                step.value = 1
+                control.pause()
+                control.resume()
+                control.pause()
+                control.seek(to: .seconds(6))
+                control.setVolume(30)
+            case (1, 7000...):
+                step.value = 2
+                control.seek(by: .seconds(-1))
+                control.setMute(true)
+                control.pause()
+            default:
+                break
+            }
+        }
+        var events: [PlayEvent] = []
+        var pausedAt: VirtualClock.Instant?
+        let outcome = await Self.session(path, clock: clock, sink: sink, control: control).run(
+            onEvent: { event in
+                events.append(event)
+                if event.code == .paused { pausedAt = clock.now }
+                if event.code == .resumed { pausedAt = nil }
+            },
+            onStatus: { _ in
+                // A pause that holds is resumed after 2 s (the seek's; and one that should not hold, so that the
+                // test ends either way).
+                if let paused = pausedAt, paused.duration(to: clock.now) >= .seconds(2) {
+                    pausedAt = nil
+                    control.resume()
+                }
+            })
+        #expect(outcome == .ended)
+        let codes: [PlayEventCode] = [.paused, .resumed, .seekStarted]
+        let told = events.filter { codes.contains($0.code) }
+        #expect(
+            told.map(\.code) == [.paused, .resumed, .paused, .seekStarted, .resumed, .seekStarted, .paused, .resumed],
+            "\(told.map { "\($0.code) \($0.parameters)" })")
+        guard told.count == 8 else { return }
+        #expect(told[4].parameters["by"] == .string("seek"), "the first seek resumed: \(told[4].parameters)")
+        #expect(told[3].parameters["target_ms"] == .int(6000))
+        if case .int(let target)? = told[5].parameters["target_ms"] {
+            #expect(target >= 5900 && target <= 6100, "1 s back from about 7 s: \(target)")
+        }
+        #expect(told[7].elapsedMilliseconds - told[6].elapsedMilliseconds >= 1500, "the second seek's pause held")
+        #expect(sink.shown.last.map(\.milliseconds) ?? 0 >= 9_500, "played on to the end")
+    }
+}

@@ -7,8 +7,8 @@ public import LivePlayDecode
 
 /// Changes a playing session from any task or thread: each call is one ``PlaybackCommand`` put in the session's
 /// mailbox, which wakes the play loop (its turns follow the media, up to 100 ms apart: too late for a pause); the loop
-/// empties it at the start of that turn and applies the commands in order, reporting what it did (a latency change
-/// as `LIVEPLAY_EVT_LATENCY_CHANGED`, 9004).
+/// empties it at the start of that turn and routes each command, in order, to the stage that carries it out
+/// (``LiveSession/route(_:to:)``), reporting what it did (a latency change as `LIVEPLAY_EVT_LATENCY_CHANGED`, 9004).
 ///
 /// What the loop makes known the other way (the live edge, what a preloading session holds, the last picture) is in
 /// ``published``, written only by the loop.
@@ -249,7 +249,7 @@ struct PublishedPlayback: Sendable {
 }
 
 /// What a front end sets that lasts from one playback to the next: kept by a ``LivePlayer`` and given to each
-/// playback it starts, and folded by the play loop from its control's commands.
+/// playback it starts, and kept by the play-out stage as its control's commands change it.
 struct PlaybackSettings: Sendable {
     /// 0…100.
     var volume = 100
@@ -286,67 +286,6 @@ enum PlaybackCommand: Sendable {
     case track(TrackSelection)
 }
 
-/// The commands of a play loop's turns, folded: the requests not yet carried out, and the settings that last.
-struct PlaybackRequests {
-    var latency: LatencyParameters?
-    var pause: Bool?
-    var seek: Duration?
-    /// A seek relative to where playback is when the loop carries it out, or to the target of a seek still under
-    /// way (the window's ← / →).
-    var seekBy: Duration?
-    var liveEdge = false
-    var recordings: [RecordingRequest] = []
-    var videoSink: SinkChange<any VideoSink>?
-    var audioSink: SinkChange<any AudioSink>?
-    var switchRequest: SwitchRequest?
-    var settings = PlaybackSettings()
-    var standby: PreloadBudget?
-    var standbyStart: MediaTimestamp?
-    /// Track choices for the transport, in the order asked.
-    var trackRequests: [TrackSelection] = []
-
-    mutating func fold(_ commands: [PlaybackCommand]) {
-        for command in commands {
-            switch command {
-            case .latency(let parameters): latency = parameters
-            case .pause(let paused): pause = paused
-            case .seek(let position):
-                seek = position
-                seekBy = nil
-            case .seekBy(let delta):
-                // From the target of a seek asked for before it, not from where playback still is.
-                if let position = seek {
-                    seek = max(.zero, position + delta)
-                } else {
-                    seekBy = (seekBy ?? .zero) + delta
-                }
-            case .goToLiveEdge: liveEdge = true
-            case .recording(let request): recordings.append(request)
-            case .videoSink(let held): videoSink = SinkChange(sink: held.sink)
-            case .audioSink(let held): audioSink = SinkChange(sink: held.sink)
-            case .settings(let value): settings = value
-            case .volume(let value): settings.volume = value
-            case .mute(let value): settings.muted = value
-            case .volumeEvaluation(let interval): settings.volumeEvaluation = interval
-            case .renderMode(let mode): settings.renderMode = mode
-            case .rotation(let value): settings.rotation = value
-            case .standbyBudget(let budget): standby = budget
-            case .standbyStart(let keyframe): standbyStart = keyframe
-            case .switched(let request):
-                standby = nil
-                switchRequest = request
-            case .track(let selection): trackRequests.append(selection)
-            }
-        }
-    }
-
-    /// Takes a request out, so it is carried out once.
-    mutating func take<Value>(_ request: WritableKeyPath<PlaybackRequests, Value?>) -> Value? {
-        defer { self[keyPath: request] = nil }
-        return self[keyPath: request]
-    }
-}
-
 extension LatencyMode {
     /// The mode whose preset `parameters` are, or `nil` for a custom set.
     public init?(matching parameters: LatencyParameters) {
@@ -362,11 +301,6 @@ struct SwitchRequest: Sendable {
     /// A switch between renditions of the same content (`switchStream`): reported as
     /// `PLAY_EVT_STREAM_SWITCH_SUCC` (2015).
     var rendition = false
-}
-
-/// A sink replacement asked for (its `sink` may be `nil`: none).
-struct SinkChange<Sink> {
-    var sink: Sink?
 }
 
 /// A recording asked for through ``PlaybackControl``.

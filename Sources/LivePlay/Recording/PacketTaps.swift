@@ -49,15 +49,13 @@ final class PacketTaps {
     }
 
     /// Starts and stops recordings as the control asked: a new one stops the one before, which finishes its file.
-    func apply(_ requests: [RecordingRequest], video: VideoCodecConfiguration?, audio: AudioCodecConfiguration?) {
-        for request in requests {
-            recording?.stop()
-            guard case .start(let options) = request else { continue }
-            let recorder = Recorder(options: options, video: video, audio: audio)
-            if holdsUntilPlayed { recorder.holdUntilPlayed() }
-            recording = recorder
-            taps.append(recorder)
-        }
+    func apply(_ request: RecordingRequest, video: VideoCodecConfiguration?, audio: AudioCodecConfiguration?) {
+        recording?.stop()
+        guard case .start(let options) = request else { return }
+        let recorder = Recorder(options: options, video: video, audio: audio)
+        if holdsUntilPlayed { recorder.holdUntilPlayed() }
+        recording = recorder
+        taps.append(recorder)
     }
 
     /// The source is media on demand, read ahead of playback: a recording holds what was played, so its packets

@@ -190,16 +190,13 @@ public final class LiveSession<C: SessionClock> {
         while true {
             if Task.isCancelled { return .finished(.stopped) }
             turns += 1
-            playOut.takeCommands()
-            relayTrackRequests(to: handoff)
-            if let exit = applySeek() { return exit }
+            if let exit = route(control.takeCommands(), to: handoff) { return exit }
             while playOut.hasRoom, intake.admission.jumpTo == nil, let update = handoff.takeFirst() {
                 if let outcome = apply(update) { return .finished(outcome) }
             }
             // `--start` past the first keyframes: read on from the keyframe the index points to.
             if let offset = intake.admission.takeJump() { return readAgain(from: offset) }
             let now = elapsed
-            playOut.applyControl()
             applyTaps(at: now)
             if let ending = playOut.advance(at: now) { return finished(ending) }
             playOut.publish()

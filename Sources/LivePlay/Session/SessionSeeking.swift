@@ -15,18 +15,15 @@ extension LiveSession {
     /// Carries out a seek asked for through ``control``; returns how to read on when the source must be
     /// read again: from its start (the target is before what has arrived), or from the keyframe a file's
     /// index points to (far ahead or back).
-    func applySeek() -> LoopExit? {
-        if let exit = resumeInTimeShift() { return exit }
-        if timeShift != nil, playOut.onDemand, playOut.requests.liveEdge {
-            playOut.requests.liveEdge = false
-            return goLiveInTimeShift()
+    func carryOut(_ seek: PendingSeek) -> LoopExit? {
+        let target: Duration
+        switch seek {
+        case .to(let position): target = position
+        case .by(let delta):
+            // A seek under way until the packets reach its target: a relative seek goes on from that target.
+            let underWay = intake.admission.unreachedSeek == nil ? nil : seekTarget
+            target = max(.zero, (underWay ?? .milliseconds(Int64((progressPosition * 1000).rounded()))) + delta)
         }
-        // A seek under way until the packets reach its target: a relative seek goes on from that target.
-        if intake.admission.unreachedSeek == nil { seekTarget = nil }
-        let relative = playOut.requests.take(\.seekBy).map { delta in
-            max(.zero, (seekTarget ?? .milliseconds(Int64((progressPosition * 1000).rounded()))) + delta)
-        }
-        guard let target = relative ?? playOut.requests.take(\.seek) else { return nil }
         if timeShift != nil, everConnected {
             seekTarget = target
             return seekInTimeShift(to: target)

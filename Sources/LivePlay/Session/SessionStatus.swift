@@ -2,7 +2,7 @@ public import LivePlayCore
 import LivePlayTransport
 
 /// What a turn of the play loop tells besides its events: the net status once a second, the progress of media on
-/// demand or of a time-shift window, the end-to-end latency; and the track choices it passes to the transport.
+/// demand or of a time-shift window, the end-to-end latency.
 extension LiveSession {
     /// The net status (`onNetStatus`), when a second has passed since the last.
     func reportStatusIfDue(at now: Duration) {
@@ -19,19 +19,6 @@ extension LiveSession {
             endToEndLatency: playOut.engine.position.flatMap(endToEndLatency),
             mediaDuration: playOut.onDemand || timeShift != nil ? mediaLength : nil,
             timeShift: timeShiftProgress.map { ($0.behind, !playOut.onDemand) })
-    }
-
-    /// The track choices of this turn's commands, to the transport's supervisor in the order asked; kept for a read
-    /// again.
-    func relayTrackRequests(to handoff: TransportHandoff<SupervisorEvent>) {
-        for selection in playOut.requests.trackRequests {
-            handoff.request(selection)
-            switch selection.kind {
-            case .video: tracks.video = selection.track
-            case .audio: tracks.audio = selection.track
-            }
-        }
-        playOut.requests.trackRequests.removeAll()
     }
 
     /// "Shown N ms after the server sent it", from the server's `onLivePlayClock` stamps

@@ -66,10 +66,7 @@ extension LiveSession {
     /// A resume at the live edge of a time-shifted stream goes on where it paused (what came meanwhile is in the
     /// ring), not at the newest media as a live resume does: the ring is read again from there, at 1.0×.
     func resumeInTimeShift() -> LoopExit? {
-        guard timeShift != nil, !playOut.onDemand, playOut.engine.isPaused, playOut.requests.pause == false else {
-            return nil
-        }
-        playOut.requests.pause = nil
+        guard timeShift != nil, !playOut.onDemand, playOut.engine.isPaused else { return nil }
         let position = progressPosition
         reporter.report(Reports.resumedWherePaused(at: playOut.engine.position))
         return seekInTimeShift(to: .milliseconds(Int64((position * 1000).rounded())), tellsResume: false)

@@ -91,10 +91,8 @@ extension LiveSession {
         playOut.videoAnnounced = intake.expectsVideo
     }
 
-    /// Starts and stops recordings as asked, and reports what the taps did.
+    /// Tells the taps how far playback got, and reports what they did.
     func applyTaps(at now: Duration) {
-        taps.apply(playOut.requests.recordings, video: intake.videoConfiguration, audio: intake.audioConfiguration)
-        playOut.requests.recordings.removeAll()
         if playOut.onDemand, let position = playOut.engine.position { taps.played(upTo: position) }
         taps.reports(at: now).forEach(reporter.report)
     }

@@ -51,8 +51,10 @@ final class PlayOut {
     private var sawFrame = false
     /// Preloading (``PreloadPool``) and the switch to this session.
     var standby: StandbyPlayOut
-    /// What was sent to the session's control, not yet carried out, and the settings it holds.
-    var requests = PlaybackRequests()
+    /// What the session's control set that lasts (volume, mute, layout): the presenter follows it.
+    var settings = PlaybackSettings() {
+        didSet { present(settings) }
+    }
     /// What this turn makes known to the control's owner: published at its end (``publish(ended:)``).
     var published = PublishedPlayback()
     /// `LIVEPLAY_EVT_AUDIO_VOLUME` once an interval: the peak of the sound handed to the sink since the last one.
@@ -73,10 +75,8 @@ final class PlayOut {
         self.presenter = presenter
         self.control = control
         self.reporter = reporter
-        requests.fold(control.takeCommands())
         // A preloading pool's control outlives a session that fails: the next one is told it is on standby too.
-        requests.standby = control.standbyBudget
-        standby = StandbyPlayOut(budget: requests.standby)
+        standby = StandbyPlayOut(budget: control.standbyBudget)
     }
 
     /// How far ahead of the position media on demand is read.
@@ -394,7 +394,7 @@ final class PlayOut {
     /// published for the pool and a rendition switch.
     private func keepNewestGroup() {
         let poster = standby.keepNewestGroup(
-            &engine, startingAt: requests.standbyStart, decodes: decodes, decodePoster: poster(of:))
+            &engine, startingAt: standby.start, decodes: decodes, decodePoster: poster(of:))
         if let poster {
             firstFrame()
             presenter.replacePoster(poster)

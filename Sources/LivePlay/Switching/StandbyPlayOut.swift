@@ -12,6 +12,8 @@ struct StandbyPlayOut {
     /// The newest keyframe decoded into the poster, and the poster's presentation time.
     private var posterKeyframe: MediaTimestamp?
     private(set) var posterPTS: MediaTimestamp?
+    /// The keyframe a rendition switch asked this session to start at, by its presentation time.
+    var start: MediaTimestamp?
     /// A switch to this session waiting for its first picture at the sink.
     private(set) var pendingSwitch: SwitchRequest?
     /// The pictures the buffer let go while preloading (newer GOPs replacing older ones): not drops of playback.
@@ -32,15 +34,16 @@ struct StandbyPlayOut {
         }
     }
 
-    /// Follows the control's requests: a budget changed or ended by a switch, and the switch itself (returned when
-    /// one came on this turn). `dropped`: what the buffer has dropped so far.
-    mutating func follow(_ requests: inout PlaybackRequests, dropped: Int) -> SwitchRequest? {
-        let wasPreloading = isPreloading
-        budget = requests.standby
-        if wasPreloading, !isPreloading { droppedWhilePreloading = dropped }
-        guard let request = requests.take(\.switchRequest) else { return nil }
+    /// A new budget from the pool, or none: preloading ends. `dropped`: what the buffer has dropped so far.
+    mutating func follow(_ budget: PreloadBudget?, dropped: Int) {
+        if isPreloading, budget == nil { droppedWhilePreloading = dropped }
+        self.budget = budget
+    }
+
+    /// A player switched to this session: preloading ends, and the switch is told when its first picture is shown.
+    mutating func switched(_ request: SwitchRequest, dropped: Int) {
+        follow(nil, dropped: dropped)
         pendingSwitch = request
-        return request
     }
 
     /// Keeps the newest GOP (from the keyframe a rendition switch asked to start at, by its presentation time, when
