@@ -117,8 +117,13 @@ public final class XvfbDisplay: @unchecked Sendable {
     }
 
     /// Sends `key` (an X keysym name: `space`, `q`, `2`) to the first window whose title contains `title`.
-    public func press(_ key: String, inWindowNamed title: String) throws {
-        try xdotool(["key", "--window", try windowID(named: title), key])
+    public func press(_ keys: String..., inWindowNamed title: String) throws {
+        try press(keys, inWindowNamed: title)
+    }
+
+    /// Presses `keys` one after the other, as quickly as xdotool types (12 ms apart).
+    public func press(_ keys: [String], inWindowNamed title: String) throws {
+        try xdotool(["key", "--window", try windowID(named: title)] + keys)
     }
 
     /// Moves the pointer to the middle of the first window whose title contains `title` and clicks the left button

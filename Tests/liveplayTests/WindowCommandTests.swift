@@ -76,7 +76,7 @@ import Testing
             await eventually(within: .seconds(seconds)) { log.get().components(separatedBy: text).count > count }
         }
 
-        func press(_ key: String) throws { try display.press(key, inWindowNamed: title) }
+        func press(_ keys: String...) throws { try display.press(keys, inWindowNamed: title) }
 
         /// The device's output file so far, as samples (the disk driver writes it at the device's pace).
         var heard: [Float] {

@@ -304,18 +304,18 @@ extension WindowCommandTests {
         }
     }
 
-    /// `--timeshift`: left goes 10 s back (9009 / 9010; the progress says 10 s behind, off the live edge) and the bar's
-    /// badge then reads GO LIVE (by OCR); a click on it returns to the live edge (9003), where the badge reads LIVE;
+    /// `--timeshift`: left pressed twice quickly goes 20 s back, the second seek from where the first goes (9009 /
+    /// 9010; the progress says 20 s behind, off the live edge) and the bar's badge then reads GO LIVE (by OCR); a click on it returns to the live edge (9003), where the badge reads LIVE;
     /// resting on the seek bar shows a keyframe from the time-shift ring, with its time.
     @Test func theTimeShiftBarGoesBackWithLeftAndLiveWithItsBadgeAndPreviewsTheRing() async throws {
         guard Self.hasDisplay, Self.hasOCR else { return }
         let run = try WindowRun(["--duration", "90", "--timeshift", "60s"])
         #expect(await run.playing())
-        // 15 s recorded, so 10 s back is inside the window.
-        #expect(await eventually(within: .seconds(30)) {
-            (Self.progress(run.log.get()).last?["EVT_PLAY_DURATION"] as? Double ?? 0) >= 15
+        // 25 s recorded, so 20 s back is inside the window.
+        #expect(await eventually(within: .seconds(40)) {
+            (Self.progress(run.log.get()).last?["EVT_PLAY_DURATION"] as? Double ?? 0) >= 25
         })
-        try run.press("Left")
+        try run.press("Left", "Left")
         #expect(await run.waitFor("LIVEPLAY_EVT_SEEK_DONE", seconds: 10), "left seeks: 9010")
         var behind: [String: Any] = [:]
         #expect(await eventually(within: .seconds(10)) {
@@ -323,7 +323,7 @@ extension WindowCommandTests {
             return behind["live_edge"] as? Bool == false
         })
         let behindMilliseconds = behind["behind_live_ms"] as? Int ?? 0
-        #expect((8_500...13_000).contains(behindMilliseconds), "10 s back, and the 1 s the mode kept: \(behind)")
+        #expect((18_500...23_000).contains(behindMilliseconds), "20 s back, and the 1 s the mode kept: \(behind)")
         let timeline = PlayerWindow.Timeline.timeShift(position: 5, start: 0, end: 20, atLiveEdge: false)
         try run.move(toX: 300, y: 200)
         try await Task.sleep(for: .milliseconds(300))
@@ -331,12 +331,12 @@ extension WindowCommandTests {
         let read = try run.ocr(
             x: badge.x, y: badge.y, width: badge.width, height: badge.height, singleLine: true, binarized: true)
         #expect(read.trimmingCharacters(in: .whitespacesAndNewlines) == "GO LIVE", "the badge behind: \(read)")
-        // Behind the edge, the bar says how far (`-0:10`; the 8.5–13 s measured above, read when the bar was drawn).
+        // Behind the edge, the bar says how far (`-0:20`; the 18.5–23 s measured above, read when the bar was drawn).
         let label = try run.bar(.time, timeline: timeline)
         let readTime = try run.ocr(
             x: label.x, y: label.y, width: label.width, height: label.height, singleLine: true, binarized: true)
         #expect(
-            readTime.trimmingCharacters(in: .whitespacesAndNewlines).wholeMatch(of: /[-–—]0:(0[89]|1[0-4])/) != nil,
+            readTime.trimmingCharacters(in: .whitespacesAndNewlines).wholeMatch(of: /[-–—]0:(1[89]|2[0-4])/) != nil,
             "how far behind the live edge: \(readTime)")
 
         try run.clickBar(.goLive, timeline: timeline)
@@ -353,7 +353,7 @@ extension WindowCommandTests {
         #expect(readLive.trimmingCharacters(in: .whitespacesAndNewlines) == "LIVE", "the badge at the edge: \(readLive)")
 
         // A thumbnail from the ring over the seek bar, a quarter of the way in: the strip under it reads the time
-        // there, seconds from the window's start (the window is 20-odd seconds long by now).
+        // there, seconds from the window's start (the window is 30-odd seconds long by now).
         let seekBar = try run.bar(.seekBar, timeline: live)
         let x = seekBar.x + seekBar.width / 4
         try run.move(toX: x, y: seekBar.y + seekBar.height / 2)
