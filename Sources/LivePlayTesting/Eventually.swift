@@ -12,3 +12,27 @@ public func eventually(
     }
     return true
 }
+
+/// A bound on a test step ran out.
+public struct DeadlinePassed: Error, CustomStringConvertible {
+    public var limit: Duration
+    public init(limit: Duration) { self.limit = limit }
+    public var description: String { "no result within \(limit)" }
+}
+
+/// Runs `body` with a deadline; past it the body's task is cancelled (which stops its connection) and
+/// ``DeadlinePassed`` is thrown.
+public func withDeadline<T: Sendable>(
+    _ limit: Duration, _ body: @Sendable @escaping () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            // Not a wait for a condition: the deadline racing `body`, which ends the group first when it returns.
+            try await Task.sleep(for: limit)
+            throw DeadlinePassed(limit: limit)
+        }
+        defer { group.cancelAll() }
+        return try await group.next()!
+    }
+}

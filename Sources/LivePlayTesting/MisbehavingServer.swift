@@ -112,30 +112,32 @@ public final class MisbehavingServer: @unchecked Sendable {
     private static func run(_ behavior: Behavior, on peer: Peer) throws {
         switch behavior {
         case .silent, .unreachable:
-            peer.sleep(.seconds(3600))
+            peer.holdOpen()
         case .garbage(let bytes):
             try peer.write(bytes)
-            peer.sleep(.seconds(3600))
+            peer.holdOpen()
         case .trickle(let interval):
-            while peer.sleep(interval) {
-                try peer.write([0x03])
-            }
+            try peer.trickle(every: interval) { _ in [0x03] }
         case .handshakeThen(let bytes):
             try peer.acceptRTMPHandshake()
             try peer.write(bytes)
-            peer.sleep(.seconds(3600))
+            peer.holdOpen()
         case .script(let script):
             try script(peer)
         }
     }
 
-    /// Waits up to `duration` or until the server stops; `true` if it is still running.
+    /// Waits up to `duration` (for ever: nil) or until the server stops; `true` if it is still running.
     @discardableResult
-    func sleep(_ duration: Duration) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: duration / .seconds(1))
+    func sleep(_ duration: Duration?) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while !stopped, condition.wait(until: deadline) {}
+        if let duration {
+            let deadline = Date(timeIntervalSinceNow: duration / .seconds(1))
+            while !stopped, condition.wait(until: deadline) {}
+        } else {
+            while !stopped { condition.wait() }
+        }
         return !stopped
     }
 
@@ -179,6 +181,21 @@ public final class MisbehavingServer: @unchecked Sendable {
         @discardableResult
         public func sleep(_ duration: Duration) -> Bool {
             server.sleep(duration)
+        }
+
+        /// Keeps the connection open, sending nothing, until the server stops: not a wait for time to pass.
+        public func holdOpen() {
+            server.sleep(nil)
+        }
+
+        /// Sends `bytes(n)` for n = 0, 1, … every `interval` until the server stops or `bytes` returns nil: a peer
+        /// that trickles (a handshake a byte at a time, media far below real time).
+        public func trickle(every interval: Duration, _ bytes: (Int) throws -> [UInt8]?) throws {
+            var index = 0
+            while server.sleep(interval), let next = try bytes(index) {
+                try write(next)
+                index += 1
+            }
         }
 
         /// The server side of the plain RTMP handshake (RTMP specification 1.0, §5.2): reads C0 and C1,

@@ -58,23 +58,22 @@ import Testing
         onUpdate: @escaping @Sendable (DownloadUpdate) -> Void = { _ in }
     ) async throws -> [DownloadUpdate] {
         let updates = Locked<[DownloadUpdate]>([])
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                try await downloader.run(untilIdle: untilIdle) { update in
-                    updates.withLock { $0.append(update) }
-                    onUpdate(update)
+        // Past the deadline the run is cancelled and the test fails: the downloads did not finish.
+        try await withDeadline(timeout) {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    try await downloader.run(untilIdle: untilIdle) { update in
+                        updates.withLock { $0.append(update) }
+                        onUpdate(update)
+                    }
                 }
+                group.addTask { await script(updates) }
+                // Until idle: the run returns (the script too, or it is cut short). Otherwise: until the script is
+                // done.
+                try await group.next()
+                if untilIdle { try await group.next() }
+                group.cancelAll()
             }
-            group.addTask { await script(updates) }
-            group.addTask {
-                // Not a wait for a condition: the deadline racing the run, which ends the group first when it is done.
-                try await Task.sleep(for: timeout)
-                Issue.record("the downloads did not finish within \(timeout)")
-            }
-            // Until idle: the run returns (the script too, or it is cut short). Otherwise: until the script is done.
-            try await group.next()
-            if untilIdle { try await group.next() }
-            group.cancelAll()
         }
         return updates.get()
     }

@@ -175,7 +175,7 @@ import Testing
         let answersThenNothing = try MisbehavingServer(.script { peer in
             _ = try peer.read(1)
             try peer.write(header)
-            _ = peer.sleep(.seconds(10))
+            peer.holdOpen()
         })
         defer { answersThenNothing.stop() }
         let silent = try MisbehavingServer(.silent)

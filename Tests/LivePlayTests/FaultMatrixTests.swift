@@ -260,7 +260,7 @@ enum ConnectFaults {
                 .script { peer in
                     try FeedServer.readRequestHead(peer)
                     try peer.write(garbage)
-                    peer.sleep(.seconds(3600))
+                    peer.holdOpen()
                 })
         }
         defer { server.stop() }
@@ -291,10 +291,7 @@ enum ConnectFaults {
             server = try MisbehavingServer(
                 .script { peer in
                     try FeedServer.readRequestHead(peer)
-                    for byte in head {
-                        guard peer.sleep(.milliseconds(300)) else { return }
-                        try peer.write([byte])
-                    }
+                    try peer.trickle(every: .milliseconds(300)) { index in index < head.count ? [head[index]] : nil }
                 })
         }
         defer { server.stop() }

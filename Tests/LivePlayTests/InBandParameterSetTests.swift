@@ -80,7 +80,7 @@ import Testing
                         if index % 10 == 9, !peer.sleep(.milliseconds(400)) { return }
                         try peer.write(message)
                     }
-                    _ = peer.sleep(.seconds(30))
+                    peer.holdOpen()
                 })
             (url, stop) = ("rtmp://127.0.0.1:\(server.port)/live/inband", server.stop)
         }

@@ -72,7 +72,7 @@ import Testing
                     if number == 1, requested, resume.get() == nil, keyframes.contains(index) { resume.set(index) }
                     try send(index)
                 }
-                _ = peer.sleep(.seconds(30))
+                peer.holdOpen()
             })
         portBox.set(Int(server.port))
         defer { server.stop() }

@@ -1,3 +1,4 @@
+import LivePlayTesting
 import Testing
 
 @testable import LivePlay
@@ -8,25 +9,27 @@ import Testing
         #expect(await handoff.send(1))
         #expect(await handoff.send(2))
         let third = Task { await handoff.send(3) }
-        // Time for the third send to find the queue full and wait (nothing to observe that it does).
-        try? await Task.sleep(for: .milliseconds(50))
+        #expect(await eventually { handoff.waiting.senders == 1 }, "the third send waits: the queue is full")
         #expect(handoff.takeAll() == [1, 2])
         #expect(await third.value)
         #expect(handoff.takeAll() == [3])
     }
 
+    /// A sender held by a full queue and a receiver waiting on an empty one both wake when their hand-off closes
+    /// (one queue cannot have both: a full one does not make its receiver wait).
     @Test func closingWakesEveryoneAndRefusesMore() async {
-        let handoff = TransportHandoff<Int>(capacity: 1)
-        #expect(await handoff.send(1))
-        let blocked = Task { await handoff.send(2) }
+        let full = TransportHandoff<Int>(capacity: 1)
+        #expect(await full.send(1))
+        let blocked = Task { await full.send(2) }
+        let empty = TransportHandoff<Int>(capacity: 1)
         // The waiter's own sleep is what `close` must cut short.
-        let waiter = Task { await handoff.wait { try? await Task.sleep(for: .seconds(60)) } }
-        // Time for both to block (nothing to observe that they do).
-        try? await Task.sleep(for: .milliseconds(20))
-        handoff.close()
+        let waiter = Task { await empty.wait { try? await Task.sleep(for: .seconds(60)) } }
+        #expect(await eventually { full.waiting.senders == 1 && empty.waiting.receiver }, "both wait")
+        full.close()
+        empty.close()
         #expect(await blocked.value == false)
         await waiter.value
-        #expect(await handoff.send(3) == false)
+        #expect(await full.send(3) == false)
     }
 
     /// A cancellation racing the waiter's registration must never leave it asleep (a hang seen in the suite).

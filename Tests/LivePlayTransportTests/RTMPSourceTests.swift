@@ -374,13 +374,9 @@ struct RTMPSourceTests {
             .script { peer in
                 try peer.acceptRTMPHandshake()
                 try peer.write(RTMPChunkWriter.onStatus("NetStream.Play.Start"))
-                var timestamp: UInt32 = 0
                 // The trickle under test, paced by the peer: 20 ms of audio every 200 ms, 0.1 media seconds per
                 // second, below the 0.5 asked for.
-                while peer.sleep(.milliseconds(200)) {
-                    try peer.write(audio(timestamp: timestamp))
-                    timestamp += 20
-                }
+                try peer.trickle(every: .milliseconds(200)) { index in audio(timestamp: UInt32(index) * 20) }
             })
         let options = RTMPTest.options(noData: .seconds(5), goodputWindow: .seconds(2), minimumGoodput: 0.5)
         let connection = RTMPTest.connection("rtmp://127.0.0.1:\(server.port)/live/x", options: options)

@@ -5,29 +5,6 @@ import Testing
 
 @testable import LivePlayTransport
 
-/// A bound on a test step ran out.
-struct DeadlinePassed: Error, CustomStringConvertible {
-    var limit: Duration
-    var description: String { "no result within \(limit)" }
-}
-
-/// Runs `body` with a deadline; past it the body's task is cancelled (which stops its connection) and
-/// ``DeadlinePassed`` is thrown.
-func withDeadline<T: Sendable>(
-    _ limit: Duration, _ body: @Sendable @escaping () async throws -> T
-) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            // Not a wait for a condition: the deadline racing `body`, which ends the group first when it returns.
-            try await Task.sleep(for: limit)
-            throw DeadlinePassed(limit: limit)
-        }
-        defer { group.cancelAll() }
-        return try await group.next()!
-    }
-}
-
 /// How a connection attempt ended, and when.
 struct RTMPOutcome: Sendable {
     var events: [TransportEvent]

@@ -29,20 +29,14 @@ import Testing
             pipe.fileHandleForReading.readabilityHandler = nil
         }
         // Reads its output as it comes until it has played (or it ends, or 20 s pass: then the counts below fail).
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                var output = ""
-                for await text in chunks {
-                    output += text
-                    let lines = output.split(separator: "\n")
-                    let begun = lines.firstIndex { $0.contains("\"code\":2004") || $0.contains("\"kind\":\"status\"") }
-                    if let begun, lines[begun...].filter({ $0.contains("\"kind\":\"status\"") }).count >= statuses { return }
-                }
+        _ = try? await withDeadline(.seconds(20)) {
+            var output = ""
+            for await text in chunks {
+                output += text
+                let lines = output.split(separator: "\n")
+                let begun = lines.firstIndex { $0.contains("\"code\":2004") || $0.contains("\"kind\":\"status\"") }
+                if let begun, lines[begun...].filter({ $0.contains("\"kind\":\"status\"") }).count >= statuses { return }
             }
-            // Not a wait for a condition: the deadline racing the reader, which ends the group once it has played.
-            group.addTask { try? await Task.sleep(for: .seconds(20)) }
-            await group.next()
-            group.cancelAll()
         }
         var names: [String: Int] = [:]
         let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/task")

@@ -99,9 +99,13 @@ extension WindowCommandTests {
         #expect(await run.playing())
         let timeline = PlayerWindow.Timeline.onDemand(position: 0, duration: 20)
         try run.move(toX: 300, y: 200)
-        try await Task.sleep(for: .milliseconds(300))
         let time = try run.bar(.time, timeline: timeline)
-        let read = try run.ocr(x: time.x, y: time.y, width: time.width, height: time.height, singleLine: true)
+        var read = ""
+        // Until the bar the move showed is drawn (the window's next frame): its time has a slash.
+        _ = try await eventually(within: .seconds(3)) {
+            read = try run.ocr(x: time.x, y: time.y, width: time.width, height: time.height, singleLine: true)
+            return read.contains(" / ")
+        }
         print("the bar's time, by OCR: \(read)")
         let parts = read.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " / ")
         #expect(parts.count == 2 && parts.last == "0:20", "the duration: \(read)")
@@ -270,10 +274,14 @@ extension WindowCommandTests {
         let run = try WindowRun(["--duration", "60"])
         #expect(await run.playing())
         try run.press("h")
-        try await Task.sleep(for: .milliseconds(500))
         let window = try run.display.geometry(ofWindowNamed: run.title)
-        let read = try run.ocr(x: window.width / 10, y: window.height / 10, width: window.width * 8 / 10,
+        var read = ""
+        // Until the list the key showed is drawn: its last line is there.
+        _ = try await eventually(within: .seconds(5)) {
+            read = try run.ocr(x: window.width / 10, y: window.height / 10, width: window.width * 8 / 10,
                                height: window.height * 8 / 10, singleLine: false)
+            return read.lowercased().contains("quit")
+        }
         print("the key list, by OCR:\n\(read)")
         for words in [
             "pause / resume", "fullscreen", "mute", "volume", "back / on 10", "auto / speed / smooth", "live edge", "snapshot",
@@ -326,10 +334,14 @@ extension WindowCommandTests {
         #expect((18_500...23_000).contains(behindMilliseconds), "20 s back, and the 1 s the mode kept: \(behind)")
         let timeline = PlayerWindow.Timeline.timeShift(position: 5, start: 0, end: 20, atLiveEdge: false)
         try run.move(toX: 300, y: 200)
-        try await Task.sleep(for: .milliseconds(300))
         let badge = try run.bar(.goLive, timeline: timeline)
-        let read = try run.ocr(
-            x: badge.x, y: badge.y, width: badge.width, height: badge.height, singleLine: true, binarized: true)
+        var read = ""
+        // Until the bar the move showed is drawn (the window's next frame) and reads as it should.
+        _ = try await eventually(within: .seconds(3)) {
+            read = try run.ocr(
+                x: badge.x, y: badge.y, width: badge.width, height: badge.height, singleLine: true, binarized: true)
+            return read.trimmingCharacters(in: .whitespacesAndNewlines) == "GO LIVE"
+        }
         #expect(read.trimmingCharacters(in: .whitespacesAndNewlines) == "GO LIVE", "the badge behind: \(read)")
         // Behind the edge, the bar says how far (`-0:20`; the 18.5–23 s measured above, read when the bar was drawn).
         let label = try run.bar(.time, timeline: timeline)
@@ -346,10 +358,13 @@ extension WindowCommandTests {
         })
         let live = PlayerWindow.Timeline.timeShift(position: 19, start: 0, end: 20, atLiveEdge: true)
         try run.move(toX: 320, y: 220)
-        try await Task.sleep(for: .milliseconds(300))
         let edge = try run.bar(.liveBadge, timeline: live)
-        let readLive = try run.ocr(
-            x: edge.x, y: edge.y, width: edge.width, height: edge.height, singleLine: true, binarized: true)
+        var readLive = ""
+        _ = try await eventually(within: .seconds(3)) {
+            readLive = try run.ocr(
+                x: edge.x, y: edge.y, width: edge.width, height: edge.height, singleLine: true, binarized: true)
+            return readLive.trimmingCharacters(in: .whitespacesAndNewlines) == "LIVE"
+        }
         #expect(readLive.trimmingCharacters(in: .whitespacesAndNewlines) == "LIVE", "the badge at the edge: \(readLive)")
 
         // A thumbnail from the ring over the seek bar, a quarter of the way in: the strip under it reads the time

@@ -148,6 +148,12 @@ final class TransportHandoff<Element: Sendable>: Sendable {
         }
     }
 
+    /// Who waits now: the senders held by a full queue, and whether the receiver waits (what a test of the waits
+    /// observes instead of sleeping).
+    var waiting: (senders: Int, receiver: Bool) {
+        queue.withLock { ($0.senders.count, $0.doorbell != nil) }
+    }
+
     /// Wakes the receiver waiting now, if any, as an item would (a control request, which should not wait for the media).
     func wake() {
         ringDoorbell()
