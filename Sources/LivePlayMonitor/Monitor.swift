@@ -1,5 +1,6 @@
 import Foundation
 public import LivePlay
+import LivePlayTransport
 public import Prometheus
 import Synchronization
 
@@ -216,7 +217,7 @@ public final class Monitor: Sendable {
             guard await stop.race({ [clock] in try? await clock.sleep(for: delay) }) != nil, !Task.isCancelled else { return }
         }
         let kind = ((try? StreamURL.kind(of: stream.url)) ?? .httpFLV).rawValue
-        var backoff = options.initialBackoff
+        var backoff = Backoff(initial: options.initialBackoff, maximum: options.maximumBackoff)
         var first = true
         while !stop.isRequested, !Task.isCancelled {
             if !first { metrics.reconnect(reason: "restart") }
@@ -229,11 +230,10 @@ public final class Monitor: Sendable {
             let outcome = await stop.race { await player.run(url: stream.url) }
             guard !stop.isRequested, !Task.isCancelled, let outcome else { return }
             metrics.set(.down)
-            if listener.played { backoff = options.initialBackoff }
-            onNote(MonitorNote(stream: stream.id, kind: .down, retryIn: backoff, outcome: "\(outcome)"))
-            let wait = backoff
+            if listener.played { backoff.succeeded() }
+            let wait = backoff.failed()
+            onNote(MonitorNote(stream: stream.id, kind: .down, retryIn: wait, outcome: "\(outcome)"))
             guard await stop.race({ [clock] in try? await clock.sleep(for: wait) }) != nil else { return }
-            backoff = min(backoff * 2, options.maximumBackoff)
         }
     }
 }

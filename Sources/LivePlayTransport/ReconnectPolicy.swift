@@ -9,7 +9,12 @@ public struct ReconnectPolicy: Sendable, Hashable {
     /// Attempts after a loss before giving up (TXLivePlayConfig default 3, range 1–10).
     public var retryCount: Int
     /// Wait before each attempt (TXLivePlayConfig default 3 s, range 3–30 s; liveplay allows shorter).
-    public var retryInterval: Duration
+    public var retryInterval: Duration {
+        get { backoff.initial }
+        set { backoff = Backoff(fixed: newValue) }
+    }
+    /// TXLivePlayer's waits are all the same: a backoff that does not grow.
+    private var backoff: Backoff
     /// Media time one connection must deliver before the count of failures starts again.
     public var stableMedia: Duration
     /// Consecutive failed connections since one delivered ``stableMedia``.
@@ -17,7 +22,7 @@ public struct ReconnectPolicy: Sendable, Hashable {
 
     public init(retryCount: Int = 3, retryInterval: Duration = .seconds(3), stableMedia: Duration = .seconds(10)) {
         self.retryCount = retryCount
-        self.retryInterval = retryInterval
+        backoff = Backoff(fixed: retryInterval)
         self.stableMedia = stableMedia
     }
 
@@ -32,7 +37,7 @@ public struct ReconnectPolicy: Sendable, Hashable {
     public mutating func connectionLost() -> Action {
         guard failedAttempts < retryCount else { return .giveUp(attempts: failedAttempts) }
         failedAttempts += 1
-        return .retry(attempt: failedAttempts, after: retryInterval)
+        return .retry(attempt: failedAttempts, after: backoff.failed())
     }
 
     /// The connection has delivered `media` of media time so far: from ``stableMedia`` on, it was a success and
@@ -45,5 +50,37 @@ public struct ReconnectPolicy: Sendable, Hashable {
     /// starts counting from zero.
     public mutating func mediaReceived() {
         failedAttempts = 0
+    }
+}
+
+/// The wait before the next attempt of anything that retries (a reconnect, a preloaded stream, a monitored one):
+/// `initial`, doubled after each failure up to `maximum`, and `initial` again after a success. Equal bounds: a fixed
+/// interval. A value that returns waits; whoever retries waits on its own clock.
+public struct Backoff: Sendable, Hashable {
+    public let initial: Duration
+    public let maximum: Duration
+    /// The wait the next failure gets.
+    public private(set) var next: Duration
+
+    public init(initial: Duration, maximum: Duration) {
+        self.initial = initial
+        self.maximum = max(initial, maximum)
+        next = initial
+    }
+
+    /// The same wait every time.
+    public init(fixed interval: Duration) {
+        self.init(initial: interval, maximum: interval)
+    }
+
+    /// An attempt failed: the wait before the next one; the one after is twice as long, up to ``maximum``.
+    public mutating func failed() -> Duration {
+        defer { next = min(next * 2, maximum) }
+        return next
+    }
+
+    /// An attempt worked: the next failure waits ``initial`` again.
+    public mutating func succeeded() {
+        next = initial
     }
 }

@@ -48,4 +48,16 @@ import Testing
         var policy = ReconnectPolicy(retryCount: 0)
         #expect(policy.connectionLost() == .giveUp(attempts: 0))
     }
+
+    /// The one backoff of every retry: the monitor's 2 s doubling to 60 s, the preload pool's 1 s to 30 s, and
+    /// TXLivePlayer's fixed interval, all the same value.
+    @Test func aBackoffDoublesToItsMaximumAndStartsAgainAfterASuccess() {
+        var backoff = Backoff(initial: .seconds(2), maximum: .seconds(60))
+        let waits = (0..<7).map { _ in backoff.failed() }
+        #expect(waits == [2, 4, 8, 16, 32, 60, 60].map { Duration.seconds($0) })
+        backoff.succeeded()
+        #expect(backoff.failed() == .seconds(2))
+        var fixed = Backoff(fixed: .seconds(3))
+        #expect([fixed.failed(), fixed.failed()] == [.seconds(3), .seconds(3)])
+    }
 }

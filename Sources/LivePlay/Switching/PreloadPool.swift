@@ -1,4 +1,5 @@
 import Foundation
+import LivePlayTransport
 import Synchronization
 public import Logging
 
@@ -144,7 +145,8 @@ public final class PreloadPool: Sendable {
     private static func keepPreloading(
         _ entry: Entry, configuration: LivePlayConfiguration, clock: any SessionClock, logger: Logger
     ) async -> PlaybackOutcome {
-        var failures = 0
+        // 1 s after the first failure, doubling to 30 s.
+        var backoff = Backoff(initial: .seconds(1), maximum: .seconds(30))
         while true {
             entry.update {
                 $0.attempts += 1
@@ -155,13 +157,11 @@ public final class PreloadPool: Sendable {
                 onEvent: { entry.route.post(.event($0)) }, onStatus: { entry.route.post(.netStatus($0)) })
             // Taken by a player, or stopped: the session's end is theirs.
             if entry.control.standbyBudget == nil || Task.isCancelled { return outcome }
-            failures += 1
             entry.update {
                 $0.state = .failed
                 if outcome == .ended { $0.reason = "the stream ended" }
             }
-            let backoff = Duration.seconds(min(30, 1 << min(failures - 1, 5)))
-            do { try await clock.sleep(for: backoff) } catch { return outcome }
+            do { try await clock.sleep(for: backoff.failed()) } catch { return outcome }
         }
     }
 
