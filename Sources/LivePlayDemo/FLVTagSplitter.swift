@@ -1,3 +1,4 @@
+import LivePlayFLV
 public import NIOCore
 
 /// Splits an FLV byte stream into raw tags, in any chunking, without interpreting the bodies.
@@ -27,7 +28,7 @@ public struct FLVTagSplitter: Sendable {
     }
 
     static let fileHeaderSize = 9
-    static let tagHeaderSize = 11
+    static let tagHeaderSize = FLVTagHeader.size
     static let trailerSize = 4
 
     public let keepsBodies: Bool
@@ -81,13 +82,11 @@ public struct FLVTagSplitter: Sendable {
                     compact()
                     return nil
                 }
-                let type = pending.readInteger(as: UInt8.self)! & 0x1F
-                let size = Int(readUInt24())
-                let low = readUInt24()
-                let extended = UInt32(pending.readInteger(as: UInt8.self)!)
-                pending.moveReaderIndex(forwardBy: 3)  // StreamID, always 0
+                let view = pending.readableBytesView
+                let header = FLVTagHeader(view, at: view.startIndex)!
+                let (type, size, timestamp) = (header.typeByte & 0x1F, header.dataSize, header.timestamp)
+                pending.moveReaderIndex(forwardBy: Self.tagHeaderSize)
                 consumed(Self.tagHeaderSize)
-                let timestamp = extended << 24 | low
                 if keepsBodies {
                     state = .body(type: type, timestamp: timestamp, size: size)
                 } else {
@@ -102,12 +101,6 @@ public struct FLVTagSplitter: Sendable {
                 return Tag(type: type, timestamp: timestamp, dataSize: size, body: body)
             }
         }
-    }
-
-    private mutating func readUInt24() -> UInt32 {
-        let high = UInt32(pending.readInteger(as: UInt8.self)!)
-        let low = UInt32(pending.readInteger(as: UInt16.self)!)
-        return high << 16 | low
     }
 
     private mutating func consumed(_ count: Int) {

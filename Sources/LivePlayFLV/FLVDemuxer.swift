@@ -50,7 +50,7 @@ public struct FLVDemuxer: Sendable {
     }
 
     private static let fileHeaderSize = 9
-    private static let tagHeaderSize = 11
+    private static let tagHeaderSize = FLVTagHeader.size
     private static let trailerSize = 4
 
     public let configuration: Configuration
@@ -128,10 +128,6 @@ public struct FLVDemuxer: Sendable {
     private var available: Int { buffer.count - readIndex }
     private var streamOffset: Int64 { bufferBase + Int64(readIndex) }
 
-    private func uint24(at index: Int) -> Int {
-        Int(buffer[index]) << 16 | Int(buffer[index + 1]) << 8 | Int(buffer[index + 2])
-    }
-
     private func uint32(at index: Int) -> UInt32 {
         UInt32(buffer[index]) << 24 | UInt32(buffer[index + 1]) << 16 | UInt32(buffer[index + 2]) << 8
             | UInt32(buffer[index + 3])
@@ -192,13 +188,8 @@ public struct FLVDemuxer: Sendable {
 
     /// Whether a tag header plausibly starts at `index` (which must have 11 bytes after it).
     private func isPlausibleTagHeader(at index: Int, strict: Bool) -> Bool {
-        let typeByte = buffer[index]
-        guard typeByte & 0xE0 == 0, FLVTagType(rawValue: typeByte & 0x1F) != nil else { return false }
-        guard uint24(at: index + 1) <= configuration.maximumTagSize else { return false }
-        if strict {
-            return buffer[index + 8] == 0 && buffer[index + 9] == 0 && buffer[index + 10] == 0
-        }
-        return true
+        FLVTagHeader(buffer, at: index)?.isPlausible(maximumTagSize: configuration.maximumTagSize, strict: strict)
+            ?? false
     }
 
     private mutating func readTag() -> Bool {
@@ -210,9 +201,9 @@ public struct FLVDemuxer: Sendable {
             return endIfTruncated(missing: Self.tagHeaderSize - available, what: "tag header")
         }
         let start = readIndex
-        let typeByte = buffer[start]
-        let dataSize = uint24(at: start + 1)
-        guard typeByte & 0xE0 == 0, let type = FLVTagType(rawValue: typeByte & 0x1F) else {
+        guard let header = FLVTagHeader(buffer, at: start) else { return false }
+        let (typeByte, dataSize) = (header.typeByte, header.dataSize)
+        guard let type = header.type else {
             let reason =
                 typeByte & 0x20 != 0
                 ? "encrypted tag (filter bit set) is not supported"
@@ -232,7 +223,7 @@ public struct FLVDemuxer: Sendable {
             if inputEnded {
                 if buffer.count >= tagEnd {
                     // The body is whole; only the final PreviousTagSize is missing.
-                    emitTag(type: type, start: start, dataSize: dataSize)
+                    emitTag(type: type, start: start, header: header)
                     readIndex = buffer.count
                     pending.append(.warning(FLVError(.truncated, "input ended before the last PreviousTagSize")))
                     state = .done
@@ -259,16 +250,15 @@ public struct FLVDemuxer: Sendable {
             }
             pending.append(.warning(mismatch))
         }
-        emitTag(type: type, start: start, dataSize: dataSize)
+        emitTag(type: type, start: start, header: header)
         readIndex = tagEnd + Self.trailerSize
         return true
     }
 
-    private mutating func emitTag(type: FLVTagType, start: Int, dataSize: Int) {
-        let wireTimestamp = UInt32(uint24(at: start + 4)) | UInt32(buffer[start + 7]) << 24
-        let bodyStart = start + Self.tagHeaderSize
+    private mutating func emitTag(type: FLVTagType, start: Int, header: FLVTagHeader) {
+        let bodyStart = start + FLVTagHeader.size
         parser.parse(
-            type: type, wireTimestamp: wireTimestamp, body: buffer[bodyStart..<bodyStart + dataSize],
+            type: type, wireTimestamp: header.timestamp, body: buffer[bodyStart..<bodyStart + header.dataSize],
             offset: bufferBase + Int64(start), into: &pending)
     }
 
@@ -284,7 +274,7 @@ public struct FLVDemuxer: Sendable {
         while available >= Self.tagHeaderSize {
             let candidate = readIndex
             if isPlausibleTagHeader(at: candidate, strict: true) {
-                let end = candidate + Self.tagHeaderSize + uint24(at: candidate + 1)
+                let end = candidate + Self.tagHeaderSize + (FLVTagHeader(buffer, at: candidate)?.dataSize ?? 0)
                 if buffer.count < end + Self.trailerSize {
                     if !inputEnded {
                         state = .resynchronizing(skippedSoFar: skipped)

@@ -39,15 +39,16 @@ public struct FLVTagFramer: Sendable {
             readIndex += dataOffset + 4
             headerSkipped = true
         }
-        guard buffer.count - readIndex >= 11 else { return nil }
-        guard let (type, size, timestamp) = Self.header(buffer, at: readIndex, maximumTagSize: maximumTagSize) else {
-            let size = Int(buffer[readIndex + 1]) << 16 | Int(buffer[readIndex + 2]) << 8 | Int(buffer[readIndex + 3])
-            throw FLVError(.malformedTag, "not an FLV tag header (type \(buffer[readIndex]), size \(size))", offset: 0)
+        guard let header = FLVTagHeader(buffer, at: readIndex) else { return nil }
+        guard header.isPlausible(maximumTagSize: maximumTagSize) else {
+            throw FLVError(
+                .malformedTag, "not an FLV tag header (type \(header.typeByte), size \(header.dataSize))", offset: 0)
         }
-        guard buffer.count - readIndex >= 11 + size + 4 else { return nil }
-        let body = Array(buffer[(readIndex + 11)..<(readIndex + 11 + size)])
-        readIndex += 11 + size + 4
-        return FLVTag(type: type, timestamp: timestamp, body: body)
+        let size = header.dataSize
+        guard buffer.count - readIndex >= FLVTagHeader.size + size + 4 else { return nil }
+        let body = Array(buffer[(readIndex + FLVTagHeader.size)..<(readIndex + FLVTagHeader.size + size)])
+        readIndex += FLVTagHeader.size + size + 4
+        return FLVTag(type: header.typeByte & 0x1F, timestamp: header.timestamp, body: body)
     }
 
     /// The type, body size and 32-bit timestamp of the tag header in `bytes[start..<start + 11]`; nil when those
@@ -55,13 +56,10 @@ public struct FLVTagFramer: Sendable {
     public static func header(
         _ bytes: [UInt8], at start: Int, maximumTagSize: Int
     ) -> (type: UInt8, size: Int, timestamp: UInt32)? {
-        guard bytes.count - start >= 11 else { return nil }
-        let type = bytes[start] & 0x1F
-        let size = Int(bytes[start + 1]) << 16 | Int(bytes[start + 2]) << 8 | Int(bytes[start + 3])
-        guard FLVTagType(rawValue: type) != nil, bytes[start] & 0xE0 == 0, size <= maximumTagSize else { return nil }
-        let timestamp = UInt32(bytes[start + 7]) << 24 | UInt32(bytes[start + 4]) << 16
-            | UInt32(bytes[start + 5]) << 8 | UInt32(bytes[start + 6])
-        return (type, size, timestamp)
+        guard let header = FLVTagHeader(bytes, at: start), header.isPlausible(maximumTagSize: maximumTagSize) else {
+            return nil
+        }
+        return (header.typeByte & 0x1F, header.dataSize, header.timestamp)
     }
 }
 

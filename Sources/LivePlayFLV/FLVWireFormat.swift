@@ -163,3 +163,42 @@ func fourCCString(_ value: UInt32) -> String {
     }
     return "0x" + String(value, radix: 16)
 }
+
+/// The 11 bytes before each FLV tag's body (§E.4.1): `TagType` (with the filter and reserved bits), `DataSize`,
+/// `Timestamp` and `TimestampExtended`, `StreamID`. Read here and nowhere else: by the demuxer, the time-shift ring's
+/// framer, the thumbnail reader's index walk and the demo server's splitter.
+public struct FLVTagHeader: Sendable, Hashable {
+    public static let size = 11
+    /// The first byte as sent: the type in its low 5 bits, the filter bit (0x20, encryption) and two reserved bits.
+    public var typeByte: UInt8
+    /// The body's length.
+    public var dataSize: Int
+    /// The 32-bit timestamp in milliseconds: 24 bits, and the extension byte as the high 8.
+    public var timestamp: UInt32
+    /// Always 0 in a well-formed stream.
+    public var streamID: UInt32
+
+    /// The header in `bytes[start..<start + 11]`; nil when fewer bytes are there.
+    @inlinable
+    public init?<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, at start: Bytes.Index) where Bytes.Index == Int {
+        guard bytes.endIndex - start >= Self.size else { return nil }
+        typeByte = bytes[start]
+        dataSize = Int(bytes[start + 1]) << 16 | Int(bytes[start + 2]) << 8 | Int(bytes[start + 3])
+        timestamp = UInt32(bytes[start + 7]) << 24 | UInt32(bytes[start + 4]) << 16 | UInt32(bytes[start + 5]) << 8
+            | UInt32(bytes[start + 6])
+        streamID = UInt32(bytes[start + 8]) << 16 | UInt32(bytes[start + 9]) << 8 | UInt32(bytes[start + 10])
+    }
+
+    /// The tag's type, when it is one liveplay knows and neither the filter bit nor a reserved bit is set.
+    @inlinable
+    public var type: FLVTagType? {
+        typeByte & 0xE0 == 0 ? FLVTagType(rawValue: typeByte & 0x1F) : nil
+    }
+
+    /// Whether these bytes can be a tag header: a known type, no filter or reserved bit, a body within
+    /// `maximumTagSize`; `strict` also asks for a zero `StreamID` (what a resynchronization trusts).
+    @inlinable
+    public func isPlausible(maximumTagSize: Int, strict: Bool = false) -> Bool {
+        type != nil && dataSize <= maximumTagSize && (!strict || streamID == 0)
+    }
+}
