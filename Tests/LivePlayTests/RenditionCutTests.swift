@@ -6,9 +6,9 @@ import Testing
 /// ``RenditionCut``, the decision of where `switchStream` cuts, on virtual time: what the two sessions publish,
 /// turn by turn, and the instant each turn happens at.
 struct RenditionCutTests {
-    static let start = ContinuousClock.now
+    static let start = Duration.seconds(100)
 
-    static func at(_ milliseconds: Int) -> ContinuousClock.Instant { start + .milliseconds(milliseconds) }
+    static func at(_ milliseconds: Int) -> Duration { start + .milliseconds(milliseconds) }
 
     static func ms(_ value: Int64) -> MediaTimestamp { MediaTimestamp(milliseconds: value) }
 

@@ -80,7 +80,9 @@ public final class LivePlayer: Sendable {
     let logger: Logger
     private let arrivalTap: (any ArrivalTap)?
     /// The clock playbacks run on: the real one, or a test's virtual one.
-    private let clock: any SessionClock
+    let clock: any SessionClock
+    /// The player's own reading of ``clock``: when a switch was asked for, how long it took.
+    let time: Stopwatch
 
     /// - Parameters:
     ///   - videoSink, audioSink: where decoded pictures and sound go (none: monitoring only). They are called
@@ -99,6 +101,7 @@ public final class LivePlayer: Sendable {
             State(configuration: configuration, videoSink: HeldSink(videoSink), audioSink: HeldSink(audioSink)))
         self.arrivalTap = arrivalTap
         self.clock = clock
+        time = clock.stopwatch()
         self.logger = logger
     }
 
@@ -358,10 +361,10 @@ public final class LivePlayer: Sendable {
     }
 
     /// One playback of `url`, to its end.
-    func playback(url: String, switchedAt: ContinuousClock.Instant?) async -> PlaybackOutcome {
+    func playback(url: String, switchedAt: Duration?) async -> PlaybackOutcome {
         let control = PlaybackControl()
         let (configuration, gate) = state.withLock { ($0.configuration, Self.attach(control, to: &$0)) }
-        if let switchedAt { control.switchedTo(at: switchedAt, preloaded: false) }
+        if let switchedAt { control.switchedTo(at: switchedAt, on: time, preloaded: false) }
         let clock = self.clock
         let outcome = await delivering(configuration) { delivery in
             return await runSession(

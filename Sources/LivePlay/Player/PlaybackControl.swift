@@ -190,12 +190,12 @@ public final class PlaybackControl: Sendable {
         send(.standbyStart(keyframe))
     }
 
-    /// A player switched to this session at `instant`: preloading ends, and the first picture that reaches the
-    /// sink after it is reported (`LIVEPLAY_EVT_SWITCHED`) with the time since.
-    func switchedTo(at instant: ContinuousClock.Instant, preloaded: Bool, rendition: Bool = false) {
+    /// A player switched to this session at `instant` on its stopwatch `time`: preloading ends, and the first picture
+    /// that reaches the sink after it is reported (`LIVEPLAY_EVT_SWITCHED`) with the time since.
+    func switchedTo(at instant: Duration, on time: Stopwatch, preloaded: Bool, rendition: Bool = false) {
         mailbox.withLock { $0.standby = nil }
         // The poster is waiting: the loop shows it on the turn this wakes.
-        send(.switched(SwitchRequest(at: instant, preloaded: preloaded, rendition: rendition)))
+        send(.switched(SwitchRequest(at: instant, time: time, preloaded: preloaded, rendition: rendition)))
     }
 
     /// The last picture shown, shared with libavcodec's buffers (no copy): TXLivePlayer's `snapshot`.
@@ -294,13 +294,18 @@ extension LatencyMode {
     }
 }
 
-/// A player's switch to a session: when it was asked for, and whether the session was preloaded.
+/// A player's switch to a session: when it was asked for, on the player's stopwatch, and whether the session was
+/// preloaded.
 struct SwitchRequest: Sendable {
-    var at: ContinuousClock.Instant
+    var at: Duration
+    var time: Stopwatch
     var preloaded: Bool
     /// A switch between renditions of the same content (`switchStream`): reported as
     /// `PLAY_EVT_STREAM_SWITCH_SUCC` (2015).
     var rendition = false
+
+    /// How long since the switch was asked for.
+    var waited: Duration { time.elapsed() - at }
 }
 
 /// A recording asked for through ``PlaybackControl``.

@@ -11,7 +11,7 @@ extension LivePlayer {
     ///
     /// - Throws: ``LivePlayError`` for a URL that cannot be played.
     public func `switch`(to url: String, from pool: PreloadPool? = nil) throws(LivePlayError) {
-        let requestedAt = ContinuousClock.now
+        let requestedAt = time.elapsed()
         try Self.check(url)
         let preloaded = pool?.take(url)
         // Nothing of the old stream reaches the sinks after this, and what a sound device still holds of it fades
@@ -24,7 +24,7 @@ extension LivePlayer {
 
     /// Stops the playback running and plays `preloaded` (or `url` cold) in its place.
     func play(
-        _ url: String, preloaded: PreloadPool.Entry?, switchedAt: ContinuousClock.Instant, rendition: Bool
+        _ url: String, preloaded: PreloadPool.Entry?, switchedAt: Duration, rendition: Bool
     ) {
         // One lock for both, so two switches at once cannot each replace the same playback.
         state.withLock {
@@ -65,7 +65,7 @@ extension LivePlayer {
     /// `PLAY_ERR_STREAM_SWITCH_FAIL` (−2307) with the `reason`; the stream playing goes on.
     public func switchStream(to url: String) throws(LivePlayError) {
         try Self.check(url)
-        let requestedAt = ContinuousClock.now
+        let requestedAt = time.elapsed()
         let task = tasks.start { [self] in await switchRendition(to: url, requestedAt: requestedAt) }
         state.withLock {
             $0.switching?.cancel()
@@ -73,20 +73,20 @@ extension LivePlayer {
         }
     }
 
-    private func switchRendition(to url: String, requestedAt: ContinuousClock.Instant) async {
+    private func switchRendition(to url: String, requestedAt: Duration) async {
         let running = state.withLock { state in state.control.flatMap { control in state.gate.map { (control, $0) } } }
         guard let (playing, gate) = running else {
             return failSwitch("nothing is playing", requestedAt: requestedAt)
         }
         let configuration = state.withLock { $0.configuration }
         // The rendition preloads in a pool of its own until the cut is reached, or the switch fails.
-        let pool = PreloadPool(configuration: configuration, logger: logger)
+        let pool = PreloadPool(configuration: configuration, clock: clock, logger: logger)
         pool.preload(url)
         var cut = RenditionCut(requestedAt: requestedAt, unreachable: "\(Redaction.url(url)) did not connect")
         cut.wait = Self.streamSwitchWait
         cut.alignmentTolerance = Self.alignmentTolerance
         if let candidate = pool.entry(url) {
-            switch await Self.decide(cut, candidate: candidate, playing: playing) {
+            switch await Self.decide(cut, candidate: candidate, playing: playing, time: time) {
             case .cut(let start)?:
                 // This task, not the playback reaching the cut, stops that playback and plays the other.
                 if await gate.reach(start), let taken = pool.take(url) {
@@ -105,7 +105,7 @@ extension LivePlayer {
     /// playback's) until ``RenditionCut`` decides (or the switch is cancelled: nil). A timer at the deadline decides
     /// too when the other session publishes nothing (it ended, and its pool waits to retry).
     private static func decide(
-        _ cut: RenditionCut, candidate: PreloadPool.Entry, playing: PlaybackControl
+        _ cut: RenditionCut, candidate: PreloadPool.Entry, playing: PlaybackControl, time: Stopwatch
     ) async -> RenditionCut.Action? {
         enum Turn: Sendable {
             case candidate(PublishedPlayback)
@@ -121,7 +121,7 @@ extension LivePlayer {
                 for await published in playing.publications() { turn.yield(.playing(published)) }
             }
             group.addTask {
-                try? await Task.sleep(until: cut.requestedAt + cut.wait)
+                try? await time.sleep(cut.requestedAt + cut.wait)
                 turn.yield(.deadline)
             }
             defer { group.cancelAll() }
@@ -134,14 +134,14 @@ extension LivePlayer {
                     shown = published
                     // The playback's turns alone decide nothing until the other rendition has published, or the
                     // deadline passed (its own turn may be among those the newest displaced).
-                    if other == nil, ContinuousClock.now < cut.requestedAt + cut.wait { continue }
+                    if other == nil, time.elapsed() < cut.requestedAt + cut.wait { continue }
                 case .deadline: other = nil
                 }
                 let observation = RenditionCut.Observation(
                     candidateReady: candidate.isReady, candidateLiveEdge: other?.liveEdge,
                     candidateKeyframes: other?.standbyKeyframes ?? [], candidatePoster: other?.posterPTS,
                     playingLiveEdge: shown?.liveEdge, shown: shown?.lastPicture?.pts)
-                switch cut.decide(observation, at: .now) {
+                switch cut.decide(observation, at: time.elapsed()) {
                 case .wait: continue
                 case .startAt(let keyframe): candidate.control.startStandby(at: keyframe)
                 case let action: return action
@@ -152,8 +152,8 @@ extension LivePlayer {
     }
 
     /// `PLAY_ERR_STREAM_SWITCH_FAIL` to the listener: the stream playing goes on.
-    private func failSwitch(_ reason: String, requestedAt: ContinuousClock.Instant) {
-        let waited = (ContinuousClock.now - requestedAt).milliseconds
+    private func failSwitch(_ reason: String, requestedAt: Duration) {
+        let waited = (time.elapsed() - requestedAt).milliseconds
         deliver(
             .event(
                 PlayEvent(
@@ -164,7 +164,7 @@ extension LivePlayer {
     /// Plays a preloaded stream's running session as this player's: its updates to this player's listener, this
     /// player's sinks and settings on it, then preloading ends.
     private func adopt(
-        _ preloaded: PreloadPool.Entry, switchedAt: ContinuousClock.Instant, rendition: Bool
+        _ preloaded: PreloadPool.Entry, switchedAt: Duration, rendition: Bool
     ) async -> PlaybackOutcome {
         let control = preloaded.control
         let (configuration, gate) = state.withLock { ($0.configuration, Self.attach(control, to: &$0)) }
@@ -172,7 +172,7 @@ extension LivePlayer {
         control.setAudioSink(gate.audio)
         let outcome = await delivering(configuration) { delivery in
             preloaded.route.redirect(to: { delivery.post($0) })
-            control.switchedTo(at: switchedAt, preloaded: preloaded.isReady, rendition: rendition)
+            control.switchedTo(at: switchedAt, on: time, preloaded: preloaded.isReady, rendition: rendition)
             return await withTaskCancellationHandler {
                 await preloaded.task?.value ?? .stopped
             } onCancel: {

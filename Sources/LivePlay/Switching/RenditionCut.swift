@@ -31,7 +31,8 @@ struct RenditionCut: Sendable {
         case fail(reason: String)
     }
 
-    let requestedAt: ContinuousClock.Instant
+    /// When the switch was asked for, on the player's stopwatch.
+    let requestedAt: Duration
     var wait = Duration.seconds(5)
     var alignmentTolerance = Duration.seconds(1)
     var lead = Duration.milliseconds(100)
@@ -39,13 +40,13 @@ struct RenditionCut: Sendable {
     private(set) var reason: String
 
     /// - Parameter unreachable: what a failure says while the other rendition has not connected.
-    init(requestedAt: ContinuousClock.Instant, unreachable: String) {
+    init(requestedAt: Duration, unreachable: String) {
         self.requestedAt = requestedAt
         reason = unreachable
     }
 
     /// What to do at `now`, given what the sessions published.
-    mutating func decide(_ observation: Observation, at now: ContinuousClock.Instant) -> Action {
+    mutating func decide(_ observation: Observation, at now: Duration) -> Action {
         let action = step(observation)
         if case .cut = action { return action }
         return now >= requestedAt + wait ? .fail(reason: reason) : action

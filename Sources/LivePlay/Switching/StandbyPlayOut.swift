@@ -68,7 +68,7 @@ struct StandbyPlayOut {
         guard let request = pendingSwitch else { return nil }
         pendingSwitch = nil
         return request.rendition
-            ? Reports.streamSwitched(after: .now - request.at, at: frame.pts)
-            : Reports.switched(after: .now - request.at, preloaded: request.preloaded)
+            ? Reports.streamSwitched(after: request.waited, at: frame.pts)
+            : Reports.switched(after: request.waited, preloaded: request.preloaded)
     }
 }

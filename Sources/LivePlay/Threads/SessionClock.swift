@@ -22,6 +22,25 @@ extension SessionClock {
     }
 }
 
+/// A session clock's time, for code that holds its clock as `any SessionClock` (a player's switches): read as
+/// durations since the stopwatch was made, and waited on.
+struct Stopwatch: Sendable {
+    /// Time since the stopwatch was made.
+    let elapsed: @Sendable () -> Duration
+    /// Waits until `elapsed` reads `deadline`.
+    let sleep: @Sendable (_ until: Duration) async throws -> Void
+}
+
+extension SessionClock {
+    /// A stopwatch on this clock, started now.
+    func stopwatch() -> Stopwatch {
+        let start = now
+        return Stopwatch(
+            elapsed: { start.duration(to: self.now) },
+            sleep: { try await self.sleep(until: start.advanced(by: $0), tolerance: nil) })
+    }
+}
+
 extension ContinuousClock: SessionClock {
     public func realInstant(_ instant: Instant) -> ContinuousClock.Instant? { instant }
 }
