@@ -25,10 +25,10 @@
 // |---|---|---|
 // | ``ConnectionSupervisor`` (LivePlayTransport) | connections, reconnects, FLV framing, goodput; one ordered sequence of events (with a ``MediaCache``, over a ``CachingSource``, whose file reads and appends run on the playback's thread as a local file's do) | `ConnectionSupervisor.swift` |
 // | ``MediaIntake`` | one timeline across connections, which packets are played (resumes, seeks), codec configurations, wall-clock stamps | `MediaIntake.swift` |
-// | ``PlayOut`` | jitter buffer and latency controller (``PlaybackEngine``), ``DecodeStage``, the pictures' captions (``CaptionStage``), ``Presenter`` to the sinks with what goes with each picture (``PictureAttachments``); playing out the end; on standby (preloading: the newest GOP kept, its keyframe the poster) ``StandbyPlayOut`` | `PlayOut.swift`, `PlayOutControl.swift` (the control's commands carried out), `CaptionStage.swift`, `PictureAttachments.swift`, `StandbyPlayOut.swift`, `EndDrain.swift` (playing out the end) |
+// | ``PlayOut`` | jitter buffer and latency controller (``PlaybackEngine``), ``DecodeStage``, the pictures' captions (``CaptionStage``), ``Presenter`` to the sinks with what goes with each picture (``PictureAttachments``); playing out the end; on standby (preloading: the newest GOP kept, its keyframe the poster) ``StandbyPlayOut`` | `PlayOut.swift`, `PlayOutInput.swift`, `PlayOutOutput.swift`, `PlayOutControl.swift` (the commands routed to it), `CaptionStage.swift`, `PictureAttachments.swift`, `StandbyPlayOut.swift`, `EndDrain.swift` (playing out the end) |
 // | ``PosterDecoder`` | a keyframe decoded on its own, at once: a session's first picture, a preloaded stream's poster | `PosterDecoder.swift` |
 // | ``PacketTaps`` | the taps the loop calls with every packet taken and every read: recordings (``Recorder``, to a writer thread; where files begin and end), the arrival trace | `PacketTaps.swift`, `Recorder.swift`, `RecordingOutput.swift` |
-// | ``SessionReporter`` | events, startup milestones, statistics, the net status, the summary; the words are ``Reports``' | `SessionReporter.swift`, `SessionReports.swift`, `StreamContentReports.swift` |
+// | ``SessionReporter`` | events, startup milestones, statistics, the net status, the summary; the words are ``Reports``' | `SessionReporter.swift`, `SessionReports.swift`, `PlaybackReports.swift`, `StreamContentReports.swift` |
 //
 // ## One concurrency model
 //

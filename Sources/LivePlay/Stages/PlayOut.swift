@@ -8,6 +8,10 @@ import LivePlayDecode
 /// The engine decides when each packet is decoded and whether playback waits, catches up or skips; this
 /// stage carries that out, hands the presenter what was decoded, and at the end of the input plays out what
 /// the decoders still hold. What it did is told to the ``SessionReporter``.
+///
+/// Four files: the turn here (the engine's actions, the begin gate, the end); what comes in (`PlayOutInput.swift`),
+/// what goes out to the presenter and the reports (`PlayOutOutput.swift`), and the commands routed to it
+/// (`PlayOutControl.swift`).
 final class PlayOut {
     /// How playback ends once the transport is done and what it delivered has been played.
     enum Ending {
@@ -17,38 +21,38 @@ final class PlayOut {
 
     var engine: PlaybackEngine
     let presenter: Presenter
-    private let decoding: DecodeStage
-    private var captions: CaptionStage
+    let decoding: DecodeStage
+    var captions: CaptionStage
     /// A session's first picture and a preloaded stream's poster, each a keyframe decoded on its own.
-    private let posters: PosterDecoder
+    let posters: PosterDecoder
     let reporter: SessionReporter
     /// Pause, resume, latency and presentation changes asked for from other tasks; pictures shown, for them.
     let control: PlaybackControl
-    private let decodes: Bool
+    let decodes: Bool
     /// A seek shows the picture at its target, decoded from the keyframe before it
     /// (``LivePlayConfiguration/accurateSeek``).
-    private let accurateSeek: Bool
+    let accurateSeek: Bool
     private let limits: JitterBuffer.Limits
     /// Media on demand (a file, an HTTP response with a length): played from its start at 1.0×, paced by its
     /// timestamps, read only as far ahead as ``onDemandReadAhead``; never caught up or skipped.
     private(set) var onDemand = false
     /// The transport is done: no more input until the source is read again.
-    private(set) var transportFinished = false
+    var transportFinished = false
     /// Playback began (`PLAY_EVT_PLAY_BEGIN`) since the start or the last seek.
     private(set) var hasBegun = false
     /// `PLAY_EVT_PLAY_BEGIN` waits for the first picture (or sound, without video): never claimed for a stream
     /// that cannot be shown.
-    private var beginGate = BeginGate()
+    var beginGate = BeginGate()
     /// The stream's header or metadata announced video: the first picture, not the first sound, is the first
     /// frame.
     var videoAnnounced = false
-    private var ending: Ending?
+    var ending: Ending?
     /// The end being played out, after the engine ran dry.
     private var drain: EndDrain?
     /// The transport is done and every video packet has gone to the decoder: what it holds was drained.
-    private var videoDrained = false
+    var videoDrained = false
     /// A frame was decoded on this connection.
-    private var sawFrame = false
+    var sawFrame = false
     /// Preloading (``PreloadPool``) and the switch to this session.
     var standby: StandbyPlayOut
     /// What the session's control set that lasts (volume, mute, layout): the presenter follows it.
@@ -95,7 +99,7 @@ final class PlayOut {
     }
 
     /// Media of the current connection has reached the engine.
-    private var connectionMedia = false
+    var connectionMedia = false
     /// Pictures dropped while playing; the GOPs a preloading session let go as newer ones came are not counted.
     var droppedFrames: Int {
         engine.buffer.droppedVideoFrames - standby.droppedWhilePreloading + presenter.droppedVideoFrames
@@ -123,91 +127,6 @@ final class PlayOut {
         onDemand = true
         engine.parameters = .onDemand
         reporter.count { $0.ratesFollowPlayback = true }
-    }
-
-    // MARK: Input
-
-    func beginConnection() {
-        transportFinished = false
-        videoDrained = false
-        sawFrame = false
-        connectionMedia = false
-        beginGate.connectionBegan()
-    }
-
-    /// What the intake stage passed on: packets, configurations, what the stream announced.
-    ///
-    /// - Parameter arrivedAt: when the packet arrived (its read); now when not given.
-    func take(_ step: MediaIntake.Step, arrivedAt: Duration? = nil) {
-        switch step {
-        case .arrived(let packet):
-            // The decoders follow configuration changes by the packets' order of arrival.
-            decoding.received(packet)
-            reporter.count { $0.received(packet) }
-            if packet.kind == .audio { reporter.reached(\.firstAudio) }
-            beginGate.received(packet.kind)
-        case .firstKeyframe(let packet):
-            reporter.reached(\.firstKeyframe)
-            reporter.report(Reports.firstKeyframe(packet))
-        case .play(let packet):
-            // Probe mode decodes nothing: the jitter buffer paces the packets' times and sizes, not their bytes.
-            play(decodes ? packet : packet.droppingPayload(), at: arrivedAt ?? reporter.time.elapsed)
-        case .videoConfiguration(let video):
-            engine.expectsVideo = true
-            if decodes { take(decoding.received(video)) }
-        case .audioConfiguration(let audio):
-            if decodes { take(decoding.received(audio)) }
-        case .videoAnnounced:
-            engine.expectsVideo = true
-        case .colorInfo(let info, let from):
-            presenter.colorChanged(to: info, from: from)
-        case .audioSilence:
-            presenter.silenceBegan()
-        case .sei(let messages, let pts):
-            presenter.seiArrived(messages, pts: pts)
-        case .caption(let change):
-            presenter.captionChanged(change)
-        case .captionData(let data, let at):
-            captions.received(data, at: at)
-        case .seekLanded(let keyframe, let target):
-            let start = accurateSeek ? max(keyframe, target) : keyframe
-            if start > keyframe {
-                engine.startAt(start)
-                presenter.startAt(start)
-            }
-            reporter.report(Reports.seekDone(at: start, keyframe: keyframe, target: target))
-        case .report(let report):
-            reporter.report(report)
-        case .mediaArrived:
-            break
-        }
-    }
-
-    /// A packet to play, into the jitter buffer.
-    func play(_ packet: EncodedPacket, at now: Duration) {
-        if !connectionMedia {
-            connectionMedia = true
-            engine.connectionRestarted()
-        }
-        for action in engine.receive(packet, at: now) {
-            if case .skipped(let removed, let dropped) = action {
-                reporter.report(Reports.shedAtLimit(removed: removed, dropped: dropped))
-            }
-        }
-    }
-
-    /// A live connection was lost after `lastVideo`: what the decoder holds back (B-frames' reorder delay) is
-    /// drained once that packet has gone in, so those pictures are shown, not lost with the connection. Media on
-    /// demand resumes where it broke off: its decoder simply goes on.
-    func connectionLost(after lastVideo: MediaTimestamp?) {
-        if !onDemand { decoding.connectionLost(after: lastVideo) }
-    }
-
-    /// The transport is done; what it delivered is played out first, then playback ends as `how` says.
-    func finish(_ how: Ending) {
-        transportFinished = true
-        engine.inputEnded = true
-        if ending == nil { ending = how }
     }
 
     // MARK: Seeks
@@ -366,95 +285,5 @@ final class PlayOut {
         videoDrained = true
         take(decoding.flushAudio())
         drain = EndDrain(since: now, from: engine.position ?? engine.buffer.liveEdge ?? MediaTimestamp(milliseconds: 0))
-    }
-
-    /// Hands the sinks what is due; the first picture is shown as soon as it is decoded.
-    private func present() {
-        guard let position = engine.position else { return }
-        // The first picture shows as soon as it is decoded, also when playback begins at once (a preloaded stream
-        // switched to): a keyframe's picture can be stamped after its decode time (B-frames' delay).
-        let first = presenter.framesShown == 0 && presenter.queuedVideoFrames > 0
-        let picture =
-            engine.state == .playing && !first
-            ? presenter.present(at: position, rate: engine.rate) : presenter.showFirstPicture(at: position)
-        if let audio = presenter.takeLastPlayedAudio() { reporter.count { $0.played(audio: audio) } }
-        guard let picture else { return }
-        shown(picture)
-    }
-
-    private func shown(_ frame: VideoFrame) {
-        published.lastPicture = frame
-        reporter.shown(frame)
-        for (message, pts) in presenter.takeShownSEI() { reporter.report(Reports.sei(message, pts: pts)) }
-        reportEndedCaptions()
-        if let report = standby.shown(frame) { reporter.report(report) }
-    }
-
-    /// Preloading (``StandbyPlayOut``): the newest GOP kept, a new keyframe's poster put in front; what it holds is
-    /// published for the pool and a rendition switch.
-    private func keepNewestGroup() {
-        let poster = standby.keepNewestGroup(
-            &engine, startingAt: standby.start, decodes: decodes, decodePoster: poster(of:))
-        if let poster {
-            firstFrame()
-            presenter.replacePoster(poster)
-        }
-        published.standbyBytes = engine.buffer.byteCount
-        published.standbyKeyframes = engine.buffer.keyframes.map(\.pts)
-        published.posterPTS = standby.posterPTS
-    }
-
-    /// The first keyframe, decoded on its own ahead of the playing decoder (which holds a B-frame stream back by its
-    /// reorder delay), goes to the sink as the first picture at once: not after this turn has decoded the rest of
-    /// what it released (a GOP cache's burst, 20–30 ms of decoding at 720p).
-    private func showAtOnce(_ packet: EncodedPacket) {
-        guard packet.kind == .video, packet.isKeyframe, decoding.decodesVideo, let picture = poster(of: packet) else {
-            return
-        }
-        firstFrame()
-        presenter.enqueue(picture, isPoster: true)
-        present()
-    }
-
-    private func poster(of keyframe: EncodedPacket) -> VideoFrame? {
-        decoding.newestVideo.flatMap { posters.picture(of: keyframe, $0) }
-    }
-
-    /// Carries out what the decode stage did: pictures and sound to the presenter, problems reported.
-    private func take(_ outputs: [DecodeStage.Output]) {
-        for output in outputs {
-            switch output {
-            case .video(let frame):
-                firstFrame()
-                let (changes, problem) = captions.decode(frame)
-                for change in changes { presenter.captionChanged(change) }
-                if let problem { reporter.report(problem) }
-                presenter.enqueue(frame)
-                if let position = engine.position { presenter.dropSupersededPictures(at: position) }
-            case .audio(let frame):
-                beginGate.soundDecoded()
-                if !decoding.decodesVideo, !videoAnnounced { firstFrame() }
-                presenter.enqueue(frame)
-            case .started, .videoDecoderFailedToOpen, .audioDecoderFailedToOpen, .failed:
-                if let report = Reports.decoding(output) { reporter.report(report) }
-            }
-        }
-    }
-
-    /// The captions that left the screen, as events.
-    private func reportEndedCaptions() {
-        for caption in presenter.takeEndedCaptions() { reporter.report(Reports.caption(caption)) }
-    }
-
-    /// Playback ends (played out, stopped, failed): the caption on screen ends with the last picture shown.
-    func picturesEnded() {
-        presenter.picturesEnded()
-        reportEndedCaptions()
-    }
-
-    private func firstFrame() {
-        guard !sawFrame else { return }
-        sawFrame = true
-        reporter.reached(\.firstDecoded)
     }
 }

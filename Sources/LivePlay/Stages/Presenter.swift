@@ -24,9 +24,9 @@ final class Presenter {
     /// Gain for the sound, 0…1 (TXLivePlayer's `setVolume` / `setMute`); reached by a short ramp, never a
     /// step, so a change makes no click.
     var volume: Float = 1
-    private var gain: Float = 1
-    private var playedAudio = false
-    private var fadingIn = false
+    var gain: Float = 1
+    var playedAudio = false
+    var fadingIn = false
     var renderMode = RenderMode.fillEdge
     var rotation = RenderRotation.rotation0
     /// The stream said its sound is silent (an empty audio message, SequenceEnd) and no sound came since.
@@ -40,23 +40,23 @@ final class Presenter {
     }
 
     /// The down-mix for a sink that takes fewer channels than the stream has, for the layout it was made for.
-    private var downmix: StereoDownmix?
+    var downmix: StereoDownmix?
     /// A down-mix began for a new layout (its name and channel count), until ``takeDownmixChange()``.
-    private var downmixChange: (layout: String, channels: Int)?
+    var downmixChange: (layout: String, channels: Int)?
     /// What goes to the video sink with each picture: `colorInfo`, SEI messages, the caption on screen.
     private var attachments = PictureAttachments()
     /// The last picture shown (``LivePlayer/snapshot()``).
     private(set) var lastShown: VideoFrame?
     private var video = PresentationQueue<VideoFrame>(capacity: 16)
-    private var audio = PresentationQueue<AudioFrame>(capacity: 64)
-    private var stretcher: AudioTimeStretcher?
+    var audio = PresentationQueue<AudioFrame>(capacity: 64)
+    var stretcher: AudioTimeStretcher?
     /// Stream time where the audio handed to a real-time sink ends.
-    private var audioEnd: MediaTimestamp?
+    var audioEnd: MediaTimestamp?
     private(set) var framesShown = 0
     /// The poster's presentation time, until the playing decoder's copy of it has been skipped.
     private var posterPTS: MediaTimestamp?
     /// Stream time of the last block of sound handed to the sink, until taken.
-    private var lastPlayedAudio: MediaTimestamp?
+    var lastPlayedAudio: MediaTimestamp?
     /// An exact seek's target, until the first picture after it is decoded: what comes before is decoded only
     /// for the pictures that follow (``startAt(_:)``).
     private var startTarget: MediaTimestamp?
@@ -75,34 +75,13 @@ final class Presenter {
     var queuedAudioFrames: Int { audio.count }
 
     /// The loudest sample handed to the sink since ``takeAudioPeak()`` (after the volume), 0…1.
-    private var audioPeak: Float = 0
+    var audioPeak: Float = 0
     /// The sound's level is being evaluated (`enableAudioVolumeEvaluation`).
     var measuresLevel = false
 
     func takeAudioPeak() -> Float {
         defer { audioPeak = 0 }
         return audioPeak
-    }
-
-    /// Scales by ``volume``, moving the gain there linearly over 10 ms (a step would click).
-    private func applyVolume(to samples: inout [Float], channels: Int, sampleRate: Int) {
-        // The first sound starts at the volume set (a ramp is for changes while it plays), unless it follows
-        // another stream's.
-        if !playedAudio {
-            gain = fadingIn ? 0 : volume
-            playedAudio = true
-        }
-        guard gain != 1 || volume != 1 else { return }
-        let step = 1 / Float(max(1, sampleRate / 100))
-        let frames = samples.count / max(1, channels)
-        for index in 0..<frames {
-            if gain < volume {
-                gain = min(volume, gain + step)
-            } else if gain > volume {
-                gain = max(volume, gain - step)
-            }
-            for channel in 0..<channels { samples[index * channels + channel] *= gain }
-        }
     }
 
     /// Forgets every frame waiting (a seek): what is decoded next starts a new stretch of the timeline.
@@ -278,62 +257,5 @@ final class Presenter {
     /// No picture follows the last one shown (the end of the stream, a stop): the caption on screen ends with it.
     func picturesEnded() {
         attachments.reset(lastShown: lastShown?.pts)
-    }
-
-    private func presentAudio(at position: MediaTimestamp, rate: Double) {
-        guard let sink = audioSink else { return }
-        if sink.unplayedDuration != nil {
-            feedRealTime(sink, position: position, rate: rate)
-            return
-        }
-        // Input is handed early by what the stretcher holds back, so its output comes out on time.
-        let lead = stretcher?.latency ?? .zero
-        audio.takeDue(
-            at: position + lead.milliseconds, lateBy: Self.audioTolerance,
-            duration: { .seconds($0.sampleCount) / max(1, $0.sampleRate) },
-            { frame, pts in play(frame, pts: pts, rate: rate, to: sink) })
-    }
-
-    /// Keeps a real-time sink ``audioLead`` ahead; blocks the clock has already passed are dropped.
-    private func feedRealTime(_ sink: any AudioSink, position: MediaTimestamp, rate: Double) {
-        var budget = audio.count
-        while budget > 0, let unplayed = sink.unplayedDuration, unplayed < Self.audioLead,
-            let next = audio.removeFirst()
-        {
-            budget -= 1
-            let length = Duration.seconds(next.frame.sampleCount) / max(1, next.frame.sampleRate)
-            if position - next.pts > length + Self.audioTolerance { continue }
-            play(next.frame, pts: next.pts, rate: rate, to: sink)
-            audioEnd = next.pts + length.milliseconds
-        }
-    }
-
-    private func play(_ frame: AudioFrame, pts: MediaTimestamp, rate: Double, to sink: any AudioSink) {
-        var input = frame.interleavedFloat32()
-        var channels = frame.channels
-        if let limit = sink.maximumChannels, channels > max(2, limit) {
-            if downmix?.matches(frame) != true {
-                downmix = StereoDownmix(frame)
-                downmixChange = (frame.layoutName, frame.channels)
-            }
-            input = downmix!.apply(input)
-            channels = 2
-        }
-        if stretcher?.sampleRate != frame.sampleRate || stretcher?.channels != channels {
-            stretcher = AudioTimeStretcher(sampleRate: frame.sampleRate, channels: channels)
-        }
-        guard var stretcher else { return }
-        let held = stretcher.latency
-        stretcher.rate = rate
-        var samples = stretcher.process(input)
-        self.stretcher = stretcher
-        guard !samples.isEmpty else { return }
-        applyVolume(to: &samples, channels: channels, sampleRate: frame.sampleRate)
-        if measuresLevel { for sample in samples { audioPeak = max(audioPeak, abs(sample)) } }
-        lastPlayedAudio = pts
-        sink.play(
-            AudioSamples(
-                pts: MediaTimestamp(milliseconds: pts.milliseconds - held.milliseconds), sampleRate: frame.sampleRate,
-                channels: channels, samples: samples, rate: rate))
     }
 }

@@ -1,0 +1,85 @@
+public import LivePlayBuffering
+import LivePlayCore
+import LivePlayDecode
+import LivePlayTransport
+
+/// What the play loop makes known about its session as of its last turn, for its owner: the one state another
+/// thread reads of a playing session.
+struct PublishedPlayback: Sendable {
+    /// The newest media received (the live edge, decode time).
+    var liveEdge: MediaTimestamp?
+    /// While preloading: what the buffer holds in bytes, its keyframes' presentation times and the poster's.
+    var standbyBytes = 0
+    var standbyKeyframes: [MediaTimestamp] = []
+    var posterPTS: MediaTimestamp?
+    /// The last picture shown.
+    var lastPicture: VideoFrame?
+    /// The session's time-shift ring while it keeps one: a front end's thumbnails of the window read its segments.
+    var timeShiftRing: TimeShiftRing?
+}
+
+/// What a front end sets that lasts from one playback to the next: kept by a ``LivePlayer`` and given to each
+/// playback it starts, and kept by the play-out stage as its control's commands change it.
+struct PlaybackSettings: Sendable {
+    /// 0…100.
+    var volume = 100
+    var muted = false
+    /// How often the level of the sound played is reported; nil: never.
+    var volumeEvaluation: Duration?
+    var renderMode = RenderMode.fillEdge
+    var rotation = RenderRotation.rotation0
+
+    /// The gain the sound is played at.
+    var gain: Float { muted ? 0 : Float(volume) / 100 }
+}
+
+/// One thing a caller asks of a playing session (``PlaybackControl``'s calls).
+enum PlaybackCommand: Sendable {
+    case latency(LatencyParameters)
+    case pause(Bool)
+    case seek(Duration)
+    case seekBy(Duration)
+    case goToLiveEdge
+    case recording(RecordingRequest)
+    case videoSink(HeldSink<any VideoSink>)
+    case audioSink(HeldSink<any AudioSink>)
+    /// All of a player's settings at once, as the player keeps them for its playbacks.
+    case settings(PlaybackSettings)
+    case volume(Int)
+    case mute(Bool)
+    case volumeEvaluation(Duration?)
+    case renderMode(RenderMode)
+    case rotation(RenderRotation)
+    case standbyBudget(PreloadBudget?)
+    case standbyStart(MediaTimestamp)
+    case switched(SwitchRequest)
+    case track(TrackSelection)
+}
+
+extension LatencyMode {
+    /// The mode whose preset `parameters` are, or `nil` for a custom set.
+    public init?(matching parameters: LatencyParameters) {
+        guard let mode = Self.allCases.first(where: { LatencyParameters.preset($0) == parameters }) else { return nil }
+        self = mode
+    }
+}
+
+/// A player's switch to a session: when it was asked for, on the player's stopwatch, and whether the session was
+/// preloaded.
+struct SwitchRequest: Sendable {
+    var at: Duration
+    var time: Stopwatch
+    var preloaded: Bool
+    /// A switch between renditions of the same content (`switchStream`): reported as
+    /// `PLAY_EVT_STREAM_SWITCH_SUCC` (2015).
+    var rendition = false
+
+    /// How long since the switch was asked for.
+    var waited: Duration { time.elapsed() - at }
+}
+
+/// A recording asked for through ``PlaybackControl``.
+enum RecordingRequest: Sendable {
+    case start(RecordingOptions)
+    case stop
+}
