@@ -82,8 +82,7 @@ public struct FLVTagSplitter: Sendable {
                     compact()
                     return nil
                 }
-                let view = pending.readableBytesView
-                let header = FLVTagHeader(view, at: view.startIndex)!
+                let header = pending.withUnsafeReadableBytes { FLVTagHeader($0) }!
                 let (type, size, timestamp) = (header.typeByte & 0x1F, header.dataSize, header.timestamp)
                 pending.moveReaderIndex(forwardBy: Self.tagHeaderSize)
                 consumed(Self.tagHeaderSize)

@@ -178,15 +178,26 @@ public struct FLVTagHeader: Sendable, Hashable {
     /// Always 0 in a well-formed stream.
     public var streamID: UInt32
 
-    /// The header in `bytes[start..<start + 11]`; nil when fewer bytes are there.
+    /// The header at the start of `bytes`; nil when fewer than 11 bytes are there.
     @inlinable
-    public init?<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, at start: Bytes.Index) where Bytes.Index == Int {
-        guard bytes.endIndex - start >= Self.size else { return nil }
-        typeByte = bytes[start]
-        dataSize = Int(bytes[start + 1]) << 16 | Int(bytes[start + 2]) << 8 | Int(bytes[start + 3])
-        timestamp = UInt32(bytes[start + 7]) << 24 | UInt32(bytes[start + 4]) << 16 | UInt32(bytes[start + 5]) << 8
-            | UInt32(bytes[start + 6])
-        streamID = UInt32(bytes[start + 8]) << 16 | UInt32(bytes[start + 9]) << 8 | UInt32(bytes[start + 10])
+    public init?(_ bytes: UnsafeRawBufferPointer) {
+        guard bytes.count >= Self.size else { return nil }
+        typeByte = bytes[0]
+        dataSize = Int(bytes[1]) << 16 | Int(bytes[2]) << 8 | Int(bytes[3])
+        timestamp = UInt32(bytes[7]) << 24 | UInt32(bytes[4]) << 16 | UInt32(bytes[5]) << 8 | UInt32(bytes[6])
+        streamID = UInt32(bytes[8]) << 16 | UInt32(bytes[9]) << 8 | UInt32(bytes[10])
+    }
+
+    /// The header in `bytes[start..<start + 11]`; nil when fewer bytes are there. Not generic over the collection:
+    /// an unspecialized generic reads each byte through a coroutine that can allocate (800 allocations a second of
+    /// media in the debug build's `AllocationCountTests`).
+    @inlinable
+    public init?(_ bytes: [UInt8], at start: Int) {
+        guard start >= 0, start <= bytes.count else { return nil }
+        guard let header = bytes.withUnsafeBytes({ Self(UnsafeRawBufferPointer(rebasing: $0[start...])) }) else {
+            return nil
+        }
+        self = header
     }
 
     /// The tag's type, when it is one liveplay knows and neither the filter bit nor a reserved bit is set.
