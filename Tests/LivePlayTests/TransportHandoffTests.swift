@@ -22,8 +22,9 @@ import Testing
         #expect(await full.send(1))
         let blocked = Task { await full.send(2) }
         let empty = TransportHandoff<Int>(capacity: 1)
-        // The waiter's own sleep is what `close` must cut short.
-        let waiter = Task { await empty.wait { try? await Task.sleep(for: .seconds(60)) } }
+        // The waiter's own clock never moves: only `close` can end its wait.
+        let clock = VirtualClock()
+        let waiter = Task { await empty.wait { await clock.wait(until: clock.now.advanced(by: .seconds(60))) } }
         #expect(await eventually { full.waiting.senders == 1 && empty.waiting.receiver }, "both wait")
         full.close()
         empty.close()
@@ -36,8 +37,10 @@ import Testing
     @Test func cancellingAWaitAlwaysReturnsPromptly() async {
         let handoff = TransportHandoff<Int>(capacity: 4)
         let start = ContinuousClock.now
+        // A clock that never moves: only the cancellation can end a wait.
+        let clock = VirtualClock()
         for round in 0..<300 {
-            let waiter = Task { await handoff.wait { try? await Task.sleep(for: .seconds(60)) } }
+            let waiter = Task { await handoff.wait { await clock.wait(until: clock.now.advanced(by: .seconds(60))) } }
             if round % 3 == 0 { await Task.yield() }
             waiter.cancel()
             await waiter.value
