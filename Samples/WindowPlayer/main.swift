@@ -4,8 +4,9 @@
 // goes to the sound device (DeviceAudioSink, then the player's master clock), a listener that puts what the
 // player reports in the window's title and on stdout, and a few keys: space pauses and resumes, m mutes, left /
 // right go 10 s back / on, l goes live, q (or closing the window) quits; the window's control bar sends the same.
-// With TIMESHIFT_MINUTES a live stream keeps that much on disk to go back in (the bar's time-shift layout, from
-// each progress event). The seek bar of a file (local, or over HTTP with a keyframe index) and of the time-shift
+// With TIMESHIFT_MINUTES a live stream keeps that much on disk to go back in. The keys send commands
+// (`player.send(.togglePause)`) and the bar shows the state the player publishes (`onStateChange`): the sample keeps
+// no copy of paused or muted. The seek bar of a file (local, or over HTTP with a keyframe index) and of the time-shift
 // window show the keyframe under the pointer (ThumbnailReader, LivePlayer.timeShiftThumbnails).
 // `liveplay --window` is the same thing with every key; this is the smallest one.
 import Foundation
@@ -27,20 +28,22 @@ final class TitleListener: LivePlayListener {
         say("\(event.code.rawValue) \(event.code.symbol): \(event.message)")
         switch event.code {
         case .playLoading: window.setStatus("loading…")
-        case .paused:
-            window.setStatus("paused")
-            // The control bar's play / pause button shows play.
-            window.setPlayback(paused: true, volume: 100)
-        case .playBegin: window.setStatus(nil)
-        case .resumed: window.setPlayback(paused: false, volume: 100)
-        case .playProgress:
-            // With time-shift, the bar's seek bar spans the window kept and its badge says whether playback is live.
-            if case .bool(let live)? = event.parameters["live_edge"], case .double(let length)? =
-                event.parameters["EVT_PLAY_DURATION"], case .double(let position)? = event.parameters["EVT_PLAY_PROGRESS"]
-            {
-                window.setTimeline(.timeShift(position: position, start: 0, end: length, atLiveEdge: live))
-            }
+        case .paused: window.setStatus("paused")
+        case .playBegin, .resumed: window.setStatus(nil)
         default: break
+        }
+    }
+
+    /// The control bar follows what the player is: its play / pause button, volume and mute, and its seek bar (with
+    /// time-shift, the window kept and whether playback is live).
+    func onStateChange(_ state: PlaybackState) {
+        window.setPlayback(paused: state.paused, volume: state.volume)
+        window.setMuted(state.muted)
+        switch state.timeline {
+        case .live: window.setTimeline(.live)
+        case .onDemand(let position, let duration): window.setTimeline(.onDemand(position: position, duration: duration ?? 0))
+        case .timeShift(let position, let length, let live):
+            window.setTimeline(.timeShift(position: position, start: 0, end: length, atLiveEdge: live))
         }
     }
 
@@ -49,11 +52,9 @@ final class TitleListener: LivePlayListener {
     }
 }
 
-/// The keys' state: paused and muted, flipped from the window's thread.
+/// What the keys do, from the window's thread.
 final class Keys: @unchecked Sendable {
     private let lock = NSLock()
-    private var paused = false
-    private var muted = false
     /// A local file's seek bar previews, on the reader's own thread.
     private var thumbnails: ThumbnailReader?
     let quit = AsyncStream<Void>.makeStream()
@@ -62,17 +63,8 @@ final class Keys: @unchecked Sendable {
 
     func handle(_ action: PlayerWindow.Action, player: LivePlayer) {
         switch action {
-        case .togglePause:
-            let pause = lock.withLock {
-                paused.toggle()
-                return paused
-            }
-            if pause { player.pause() } else { player.resume() }
-        case .toggleMute:
-            player.setMute(lock.withLock {
-                muted.toggle()
-                return muted
-            })
+        case .togglePause: player.send(.togglePause)
+        case .toggleMute: player.send(.toggleMute)
         case .seekBy(let seconds):
             player.seek(by: .milliseconds(Int64(seconds * 1000)))
         case .seek(let seconds):

@@ -57,10 +57,12 @@
 // handler writes to a pipe that its `liveplay-signal` thread reads (`SignalWatch`); no libdispatch source or queue
 // is used.
 //
-// Commands go in and updates come out (STYLE.md rule 19): a caller changes a playing session only through its
-// ``PlaybackControl``, whose calls are typed commands in a mailbox the loop empties at the start of each turn; the
-// loop tells the world what happened through its events and net status, and publishes the few facts its owner needs
-// (the live edge, what a preloading session holds, the last picture) in one value only it writes.
+// Commands go in and updates come out (STYLE.md rule 19): a caller changes a playing session only by sending a
+// ``PlayerCommand`` (``LivePlayer/send(_:)``, whose TXLivePlayer-named calls are conveniences for it, or a session's
+// ``PlaybackControl/send(_:)``) into a mailbox the loop empties at the start of each turn; the loop tells the world
+// what happened through its events and net status, what the playback is as a typed ``PlaybackState`` when that changes
+// (front ends render it and keep no copies), and publishes the few facts its owner needs (the live edge, what a
+// preloading session holds, the last picture) in one value only it writes.
 //
 // ## Threads
 //
@@ -80,7 +82,7 @@
 // | `liveplay-resolve` | a connection to a host name, not an address | one `getaddrinfo`, which cannot be interrupted | the lookup returns (abandoned after its timeout) |
 // | a writer per file sink (`liveplay-y4m`, `liveplay-pcm`, `liveplay-vtt`, …) | ``Y4MSink``, ``PCMSink``, ``SnapshotSink``, ``ArrivalTraceFile``, ``WebVTTFile`` | writing to the file or pipe | the sink finishes |
 // | `liveplay-thumbs`, one per ``ThumbnailReader`` | a front end, for a seek bar's hover preview of a file, local or over HTTP, or of the time-shift window (the window: on the first hover) | the file's keyframe index (the ring's: asked under its `Mutex`), reading a keyframe (over HTTP: waiting for AsyncHTTPClient's future of a byte range, its I/O on SwiftNIO's loops) and decoding it on a decoder of its own | the reader is stopped |
-// | `liveplay-record`, one per recording | ``PlaybackControl/startRecording(_:)`` (``Recorder``) | libavformat's muxer, the file's writes and free-space checks | the recording stops and its file is closed |
+// | `liveplay-record`, one per recording | ``PlayerCommand/startRecording(_:)`` (``Recorder``) | libavformat's muxer, the file's writes and free-space checks | the recording stops and its file is closed |
 // | `liveplay-signal` (the CLI) | the first `SignalWatch` | SIGINT / SIGTERM (stop), SIGHUP (the monitor's reload), SIGWINCH (the status line) | the process's |
 // | `liveplay-window` (LivePlayWindow) | ``PlayerWindow`` | SDL: the window, its events, drawing | the window closes |
 // | Swift's cooperative pool (`…default-qos`, one per core) | the Swift runtime | tasks with no executor preference: a front end's own, the runs of players and pools (``OwnedTasks``), `stopPlay`'s wait, a `switchStream`'s | the process's |

@@ -267,4 +267,9 @@ final class StreamListener: LivePlayListener, Sendable {
         metrics.update(status, protocol: kind)
         other?.onNetStatus(status)
     }
+
+    func onStateChange(_ state: PlaybackState) {
+        if let startup = state.startup { metrics.started(startup) }
+        other?.onStateChange(state)
+    }
 }

@@ -129,24 +129,26 @@ public final class StreamMetrics: Sendable {
         switch event.code {
         case .reconnect:
             reconnect(reason: event.parameters["reason"].flatMap { if case .string(let text) = $0 { text } else { nil } })
-        case .playBegin:
-            let first = books.withLock { books in
-                defer { books.startedSessionTimeline = true }
-                return !books.startedSessionTimeline
-            }
-            guard first else { return }
-            let shown = milliseconds(event.parameters["startup_first_shown_ms"])
-                ?? milliseconds(event.parameters["startup_first_keyframe_ms"])
-            if let shown {
-                firstFrame.record(Double(shown) / 1000)
-                setLast(.lastFirstFrame, to: Double(shown) / 1000)
-            }
-            if let connected = milliseconds(event.parameters["startup_connected_ms"]) {
-                connect.record(Double(connected) / 1000)
-                setLast(.lastConnect, to: Double(connected) / 1000)
-            }
         default:
             break
+        }
+    }
+
+    /// The session's startup, as its playback state tells it once the first picture was shown: the time to connect
+    /// and to the first frame, recorded once a session.
+    public func started(_ startup: StartupTimeline) {
+        let first = books.withLock { books in
+            defer { books.startedSessionTimeline = true }
+            return !books.startedSessionTimeline
+        }
+        guard first else { return }
+        if let shown = startup.firstShown ?? startup.firstKeyframe {
+            firstFrame.record(shown.seconds)
+            setLast(.lastFirstFrame, to: shown.seconds)
+        }
+        if let connected = startup.connected {
+            connect.record(connected.seconds)
+            setLast(.lastConnect, to: connected.seconds)
         }
     }
 
@@ -249,14 +251,6 @@ public final class StreamMetrics: Sendable {
             return gauge
         }
         gauge?.set(to: seconds)
-    }
-
-    private func milliseconds(_ value: PlayEventValue?) -> Int64? {
-        switch value {
-        case .int(let value)?: value
-        case .double(let value)?: Int64(value)
-        default: nil
-        }
     }
 }
 

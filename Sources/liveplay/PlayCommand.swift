@@ -334,7 +334,7 @@ struct PlayCommand: AsyncParsableCommand {
                     } : nil)
                 player.setVideoSink(VideoFanOut([presented, opened.window] + sinks.video))
                 player.setAudioSink(opened.sound)
-                player.listener = WindowStatus(report, frontEnd: opened, timeShift: timeshift != nil)
+                player.listener = WindowStatus(report, frontEnd: opened)
                 frontEnd = opened
             } catch {
                 Standard.error("liveplay: cannot open a window: \(error.message)")

@@ -20,17 +20,9 @@ final class WindowFrontEnd: Sendable {
         case http(String)
     }
     private let thumbnails = Mutex<ThumbnailReader?>(nil)
-    /// What the keys have set; the player is told outside the lock.
-    private let state: Mutex<State>
-
-    private struct State {
-        var paused = false
-        var muted = false
-        var volume = 100
-        var rotation: RenderRotation
-        var streamStep: (@Sendable (Int) -> Void)?
-        var tracks = TrackRing()
-    }
+    /// What `n` and `p` do; the front end keeps no copy of what the player is (paused, volume, tracks): the keys send
+    /// commands, and the window shows the state the player publishes (``WindowStatus/onStateChange(_:)``).
+    private let streamStep = Mutex<(@Sendable (Int) -> Void)?>(nil)
 
     /// Opens the window and the sound device; `stop` ends playback on `q`, Escape or closing the window.
     init(
@@ -40,7 +32,6 @@ final class WindowFrontEnd: Sendable {
         self.player = player
         self.log = log
         self.thumbnailSource = thumbnailSource
-        state = Mutex(State(rotation: rotation))
         let actions = LockedActions()
         window = try await PlayerWindow(options: PlayerWindow.Options(title: title, showsCaptions: showsCaptions)) {
             actions.handle($0)
@@ -63,21 +54,9 @@ final class WindowFrontEnd: Sendable {
         }
     }
 
-    /// A multitrack stream's tracks, from `LIVEPLAY_EVT_TRACKS_CHANGED`: what `v` and `a` step through.
-    func tracksChanged(_ event: PlayEvent) {
-        state.withLock { $0.tracks = TrackRing(event) }
-    }
-
-    /// The player paused or resumed (9007 / 9008), whoever asked: a seek while paused resumes, and the control bar's
-    /// button follows what the player did, not only the keys.
-    func playbackChanged(paused: Bool) {
-        state.withLock { $0.paused = paused }
-        showPlayback()
-    }
-
     /// `n` / `p` go to `step` with +1 / −1 (a list of streams, ``StreamSwitcher``).
     func switchesStreams(with step: @escaping @Sendable (Int) -> Void) {
-        state.withLock { $0.streamStep = step }
+        streamStep.withLock { $0 = step }
     }
 
     func close() async {
@@ -88,32 +67,10 @@ final class WindowFrontEnd: Sendable {
 
     private func perform(_ action: PlayerWindow.Action) {
         switch action {
-        case .togglePause:
-            let pause = state.withLock {
-                $0.paused.toggle()
-                return $0.paused
-            }
-            if pause { player.pause() } else { player.resume() }
-            showPlayback()
-        case .toggleMute:
-            let muted = state.withLock {
-                $0.muted.toggle()
-                return $0.muted
-            }
-            player.setMute(muted)
-            window.setMuted(muted)
-        case .volume(let delta):
-            player.setVolume(state.withLock {
-                $0.volume = min(100, max(0, $0.volume + delta))
-                return $0.volume
-            })
-            showPlayback()
-        case .setVolume(let volume):
-            player.setVolume(state.withLock {
-                $0.volume = min(100, max(0, volume))
-                return $0.volume
-            })
-            showPlayback()
+        case .togglePause: player.send(.togglePause)
+        case .toggleMute: player.send(.toggleMute)
+        case .volume(let delta): player.send(.changeVolume(by: delta))
+        case .setVolume(let volume): player.send(.volume(volume))
         case .seek(let seconds):
             // Media on demand, or a time-shift window (seconds from its start); a live stream ignores it.
             player.seek(to: .milliseconds(Int64((seconds * 1000).rounded())))
@@ -123,20 +80,16 @@ final class WindowFrontEnd: Sendable {
             player.setMode(mode)
         case .goLive:
             player.goToLiveEdge()
-        case .rotate:
-            player.setRenderRotation(state.withLock {
-                $0.rotation = RenderRotation(rawValue: ($0.rotation.rawValue + 90) % 360) ?? .rotation0
-                return $0.rotation
-            })
+        case .rotate: player.send(.rotateClockwise)
         case .snapshot:
             saveSnapshot()
         case .nextStream:
-            state.withLock { $0.streamStep }?(1)
+            streamStep.withLock { $0 }?(1)
         case .previousStream:
-            state.withLock { $0.streamStep }?(-1)
+            streamStep.withLock { $0 }?(-1)
         case .nextVideoTrack, .nextAudioTrack:
             let kind: MediaKind = action == .nextVideoTrack ? .video : .audio
-            if let next = state.withLock({ $0.tracks.next(kind) }) { player.selectTrack(kind, next) }
+            if let next = player.playbackState.nextTrack(kind) { player.selectTrack(kind, next) }
         case .preview(let seconds?):
             thumbnailReader()?.request(at: seconds, size: PlayerWindow.thumbnailSize)
         case .preview(nil):
@@ -168,12 +121,6 @@ final class WindowFrontEnd: Sendable {
         }
     }
 
-    /// The control bar's play / pause button and volume slider follow the keys and the bar's own clicks.
-    private func showPlayback() {
-        let (paused, volume) = state.withLock { ($0.paused, $0.volume) }
-        window.setPlayback(paused: paused, volume: volume)
-    }
-
     /// `s`: the picture shown now, as `liveplay-snapshot-N.png` in the working directory.
     private func saveSnapshot() {
         guard let frame = player.snapshot() else { return }
@@ -202,40 +149,24 @@ private final class LockedActions: Sendable {
     func handle(_ action: PlayerWindow.Action) { handler.withLock { $0 }?(action) }
 }
 
-/// Forwards to the run's report, and tells the window when the picture is frozen and why.
+/// Forwards to the run's report, and shows in the window what the player is: the control bar's button, slider and
+/// seek bar from its published state, the overlay from its net status, and why the picture is frozen from its events.
 final class WindowStatus: LivePlayListener, Sendable {
     private let report: RunReport
     private let window: PlayerWindow
 
-    private let tracksChanged: @Sendable (PlayEvent) -> Void
-    private let playbackChanged: @Sendable (Bool) -> Void
-    /// `--timeshift`: the bar's layout follows the progress events' window, not the net status.
-    private let timeShift: Bool
-
-    init(_ report: RunReport, frontEnd: WindowFrontEnd, timeShift: Bool = false) {
+    init(_ report: RunReport, frontEnd: WindowFrontEnd) {
         self.report = report
         window = frontEnd.window
-        tracksChanged = { [weak frontEnd] in frontEnd?.tracksChanged($0) }
-        playbackChanged = { [weak frontEnd] in frontEnd?.playbackChanged(paused: $0) }
-        self.timeShift = timeShift
     }
 
     func onPlayEvent(_ event: PlayEvent) {
         report.onPlayEvent(event)
-        if event.code == .tracksChanged { tracksChanged(event) }
-        if timeShift, event.code == .playProgress, let timeline = Self.timeShiftTimeline(event) {
-            window.setTimeline(timeline)
-        }
         switch event.code {
         case .playLoading: window.setStatus("loading…")
         case .reconnect: window.setStatus("reconnecting…")
-        case .paused:
-            window.setStatus("paused")
-            playbackChanged(true)
-        case .resumed:
-            window.setStatus(nil)
-            playbackChanged(false)
-        case .playBegin: window.setStatus(nil)
+        case .paused: window.setStatus("paused")
+        case .resumed, .playBegin: window.setStatus(nil)
         default: break
         }
     }
@@ -243,31 +174,26 @@ final class WindowStatus: LivePlayListener, Sendable {
     func onNetStatus(_ status: NetStatus) {
         report.onNetStatus(status)
         window.setOverlay(Self.overlay(status))
-        if !timeShift { window.setTimeline(Self.timeline(status)) }
     }
 
-    /// A time-shifted stream's layout: the window from its start (0) to its length, and whether playback follows the
-    /// live edge (under the latency mode) or plays behind it.
-    static func timeShiftTimeline(_ event: PlayEvent) -> PlayerWindow.Timeline? {
-        func seconds(_ key: String) -> Double? {
-            switch event.parameters[key] {
-            case .double(let value)?: value
-            case .int(let value)?: Double(value)
-            default: nil
-            }
+    /// The play / pause button, the volume slider and the mute mark follow what the player did, whoever asked (a seek
+    /// while paused resumes); the seek bar follows its timeline.
+    func onStateChange(_ state: PlaybackState) {
+        window.setPlayback(paused: state.paused, volume: state.volume)
+        window.setMuted(state.muted)
+        window.setTimeline(Self.timeline(state.timeline))
+    }
+
+    /// The control bar's layout: on demand with a position (and a duration once known), a time-shift window from its
+    /// start (0) to its length, or live.
+    static func timeline(_ timeline: PlaybackState.Timeline) -> PlayerWindow.Timeline {
+        switch timeline {
+        case .live: .live
+        case .onDemand(let position, let duration): .onDemand(position: position, duration: duration ?? 0)
+        case .timeShift(let position, let length, let atLiveEdge):
+            .timeShift(position: position, start: 0, end: length, atLiveEdge: atLiveEdge)
         }
-        guard let position = seconds("EVT_PLAY_PROGRESS"), let length = seconds("EVT_PLAY_DURATION"),
-            case .bool(let atLiveEdge)? = event.parameters["live_edge"]
-        else { return nil }
-        return .timeShift(position: position, start: 0, end: length, atLiveEdge: atLiveEdge)
     }
-
-    /// The control bar's layout: on demand with a position (and a duration once known), else live.
-    static func timeline(_ status: NetStatus) -> PlayerWindow.Timeline {
-        guard let position = status.positionMilliseconds else { return .live }
-        return .onDemand(position: Double(position) / 1000, duration: Double(status.durationMilliseconds ?? 0) / 1000)
-    }
-
     /// The figures `i` shows over the picture, from the net status of the last second.
     static func overlay(_ status: NetStatus) -> [String] {
         let cache = String(format: "CACHE %.2f S", Double(status.cacheMilliseconds) / 1000)
@@ -285,27 +211,5 @@ final class WindowStatus: LivePlayListener, Sendable {
             String(format: "%.0f FPS  %d KBIT/S", status.videoFPS, status.videoBitrateKbps + status.audioBitrateKbps),
             String(format: "%@  RATE %.2f  STUTTERS %d", status.mode.uppercased(), status.rate, status.stutters),
         ]
-    }
-}
-
-/// The tracks of each kind and the one playing, as the last `LIVEPLAY_EVT_TRACKS_CHANGED` listed them.
-struct TrackRing {
-    private var ids: [MediaKind: [UInt8]] = [:]
-    private var playing: [MediaKind: UInt8] = [:]
-
-    init() {}
-
-    init(_ event: PlayEvent) {
-        for kind in MediaKind.allCases {
-            ids[kind] = event.parameters["\(kind.rawValue)_tracks"]?.description.split(separator: " ").compactMap { UInt8($0) }
-            if case .int(let id)? = event.parameters["\(kind.rawValue)_track"] { playing[kind] = UInt8(clamping: id) }
-        }
-    }
-
-    /// The track after the one playing, round the list; nil when there is no other.
-    func next(_ kind: MediaKind) -> UInt8? {
-        guard let list = ids[kind], list.count > 1 else { return nil }
-        let index = playing[kind].flatMap(list.firstIndex(of:)) ?? -1
-        return list[(index + 1) % list.count]
     }
 }

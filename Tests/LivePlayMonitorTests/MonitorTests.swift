@@ -71,10 +71,12 @@ import Testing
         let streams = ["news", "sport"].map { StreamMetrics(id: $0, registry: registry) }
         #expect(!registry.emitToString().contains("liveplay_last_first_frame_seconds{"), "no start made yet")
         for (stream, milliseconds) in zip(streams, [40, 900]) {
-            stream.record(
-                PlayEvent(
-                    .playBegin, "playing", elapsedMilliseconds: 1000,
-                    parameters: ["startup_first_shown_ms": .int(Int64(milliseconds)), "startup_connected_ms": .int(5)]))
+            var startup = StartupTimeline()
+            startup.firstShown = .milliseconds(milliseconds)
+            startup.connected = .milliseconds(5)
+            stream.started(startup)
+            startup.firstShown = .seconds(3)
+            stream.started(startup)  // the same session's later states: counted once
         }
         let page = registry.emitToString()
         #expect(Self.value(page, #"liveplay_first_frame_seconds_count"#) == 2, "\(page)")
@@ -99,14 +101,20 @@ import Testing
         let monitor = Monitor()
         monitor.load([MonitoredStream(id: "radio", url: "http://127.0.0.1:\(port)/live.flv")])
         let expected = #"liveplay_stream_info{stream="radio",protocol="http-flv",audio_codec="aac"} 1"#
+        // The start-up time comes from the playback's typed state (its first sound heard), not from an event's keys.
+        let started = #"liveplay_last_first_frame_seconds{stream="radio"}"#
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await monitor.run() }
-            _ = LoopbackPort.wait(timeout: .seconds(10)) { monitor.registry.emitToString().contains(expected) }
+            _ = LoopbackPort.wait(timeout: .seconds(10)) {
+                let page = monitor.registry.emitToString()
+                return page.contains(expected) && page.contains(started)
+            }
             group.cancelAll()
         }
         await server.stop()
         let page = monitor.registry.emitToString()
         #expect(page.contains(expected), "\(page)")
+        #expect((Self.value(page, started) ?? 0) > 0, "\(page)")
         #expect(!page.contains(#"video_codec="""#) && !page.contains(#"width="0""#), "\(page)")
     }
 

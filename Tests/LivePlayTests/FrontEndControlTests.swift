@@ -64,8 +64,8 @@ import Testing
             }
         }
         let first = Switcher { control.setVideoSink(second) }
-        control.setRenderMode(.fillScreen)
-        control.setRenderRotation(.rotation90)
+        control.send(.renderMode(.fillScreen))
+        control.send(.rotation(.rotation90))
         let outcome = await Self.run(path, video: first, control: control)
         #expect(outcome == .ended)
         let pictures = try Oracle.packets(path).filter { $0.stream == "video" }.map(\.pts).sorted()
@@ -73,6 +73,56 @@ import Testing
         #expect((first.shown + second.pictures.map(\.timing.pts)).map(\.milliseconds) == pictures)
         #expect(second.pictures.allSatisfy { $0.timing.renderMode == .fillScreen && $0.timing.rotation == .rotation90 })
         #expect(control.lastPicture?.pts.milliseconds == pictures.last, "the last picture, for a snapshot")
+    }
+
+    /// One control surface, typed state back: relative commands act on what the session holds when they arrive (two
+    /// presses are two steps, with no copy kept by the front end), and what the session is comes back as a
+    /// ``PlaybackState`` when it changes, its timeline once a second (with the net status), not as event keys to parse.
+    @Test func relativeCommandsActOnWhatTheSessionHoldsAndItsStateComesBackTyped() async throws {
+        let path = try Fixture.h264AAC.path()
+        let control = PlaybackControl()
+        final class Presser: VideoSink, @unchecked Sendable {
+            var shown: [FrameTiming] = []
+            let onTenth: () -> Void
+            init(onTenth: @escaping () -> Void) { self.onTenth = onTenth }
+            func present(_ frame: VideoFrame, timing: FrameTiming) {
+                shown.append(timing)
+                if shown.count == 10 { onTenth() }
+            }
+        }
+        let sink = Presser {
+            for command: PlayerCommand in [
+                .changeVolume(by: -30), .changeVolume(by: -30), .toggleMute, .rotateClockwise, .rotateClockwise,
+                .togglePause, .togglePause, .changeVolume(by: -90),
+            ] { control.send(command) }
+        }
+        let states = Locked<[PlaybackState]>([])
+        let codes = Locked<[Int]>([])
+        var quiet = Logger(label: "test")
+        quiet.logLevel = .critical
+        let session = LiveSession(
+            url: path, configuration: LivePlayConfiguration(), clock: VirtualClock(), logger: quiet, videoSink: sink,
+            control: control)
+        let outcome = await session.run(
+            onEvent: { event in if [9007, 9008].contains(event.code.rawValue) { codes.set(codes.get() + [event.code.rawValue]) } },
+            onState: { state in states.set(states.get() + [state]) })
+        #expect(outcome == .ended)
+        let told = states.get()
+        #expect(zip(told, told.dropFirst()).allSatisfy { $0 != $1 }, "told only when it changed")
+        let last = try #require(told.last)
+        #expect(last.volume == 0 && last.muted && last.rotation == .rotation180 && !last.paused, "\(last)")
+        #expect(codes.get() == [9007, 9008], "the two presses of pause paused and resumed: \(codes.get())")
+        #expect(told.contains { $0.volume == 100 } && !told.contains { $0.volume == 70 }, "one turn's commands, one state")
+        #expect(sink.shown.last?.rotation == .rotation180)
+        let length = Double(try Oracle.packets(path).map(\.pts).max() ?? 0) / 1000
+        guard case .onDemand(let position, let duration) = last.timeline else {
+            Issue.record("a file's timeline is on demand: \(last.timeline)")
+            return
+        }
+        #expect(abs((duration ?? 0) - length) < 0.3 && position > 1 && position <= length + 0.1, "\(last.timeline)")
+        let moves = told.map(\.timeline).reduce(into: [PlaybackState.Timeline]()) { if $0.last != $1 { $0.append($1) } }
+        #expect(moves.count >= 2 && Double(moves.count) <= length + 3, "about once a second: \(moves.count) for \(length) s")
+        #expect(last.startup?.firstShown != nil, "the startup, once the first picture was shown")
     }
 
     @Test func volumeAndMuteRampWithoutAClick() async throws {
@@ -83,14 +133,14 @@ import Testing
             init(control: PlaybackControl) { self.control = control }
             func play(_ audio: AudioSamples) {
                 inner.play(audio)
-                if audio.pts.milliseconds >= 1000 { control.setMute(true) }
+                if audio.pts.milliseconds >= 1000 { control.send(.mute(true)) }
             }
             var unplayedDuration: Duration? { nil }
         }
         let full = SampleSink()
         _ = await Self.run(path, audio: full, control: PlaybackControl())
         let control = PlaybackControl()
-        control.setVolume(50)
+        control.send(.volume(50))
         let sink = Muter(control: control)
         _ = await Self.run(path, audio: sink, control: control)
         let peak = { (sink: SampleSink) in sink.played.filter { $0.pts.milliseconds < 900 }.flatMap(\.samples).map(abs).max() ?? 0 }
@@ -113,11 +163,11 @@ import Testing
         final class Muter: AudioSink, @unchecked Sendable {
             let control: PlaybackControl
             init(control: PlaybackControl) { self.control = control }
-            func play(_ audio: AudioSamples) { if audio.pts.milliseconds >= 2000 { control.setMute(true) } }
+            func play(_ audio: AudioSamples) { if audio.pts.milliseconds >= 2000 { control.send(.mute(true)) } }
             var unplayedDuration: Duration? { nil }
         }
         let control = PlaybackControl()
-        control.enableAudioVolumeEvaluation(.milliseconds(20))  // raised to the 100 ms floor
+        control.send(.volumeEvaluation(.milliseconds(20)))  // raised to the 100 ms floor
         let events = Locked<[PlayEvent]>([])
         _ = await Self.run(path, audio: Muter(control: control), control: control) { event in
             if event.code == .audioVolume { events.set(events.get() + [event]) }

@@ -225,7 +225,7 @@ import Testing
                 await probe.wait(for: .playBegin)
                 // Smooth has 5 s buffered; speed wants 1 s: it must shed the rest.
                 _ = await eventually { (probe.statuses.last?.cacheMilliseconds ?? 0) >= 4_000 }
-                probe.control.setMode(.speed)
+                probe.control.send(.latency(.preset(.speed)))
                 await probe.wait(for: .catchUpSkip, timeout: .seconds(10))
                 await probe.wait(for: .playProgress, count: 8, timeout: .seconds(10))
                 probe.stop()

@@ -91,8 +91,8 @@ import Testing
 private func switchBothTracks(_ probe: EventProbe) async {
     _ = await probe.wait(for: .playBegin, timeout: .seconds(10))
     _ = await probe.wait(for: .playProgress, count: 2, timeout: .seconds(10))
-    probe.control.selectTrack(.video, 1)
-    probe.control.selectTrack(.audio, 1)
+    probe.control.send(.selectTrack(.video, 1))
+    probe.control.send(.selectTrack(.audio, 1))
     _ = await probe.wait(for: .changeResolution, count: 2, timeout: .seconds(10))
     _ = await probe.wait(for: .playProgress, count: 4, timeout: .seconds(10))
     probe.stop()

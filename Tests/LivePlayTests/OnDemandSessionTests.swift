@@ -59,7 +59,7 @@ import Testing
         let sink = Controller { pts, _ in
             if pts.milliseconds >= 1000, pausedAt.value == nil {
                 pausedAt.value = clock.now
-                control.pause()
+                control.send(.pause)
             }
         }
         return (sink, pausedAt)
@@ -76,7 +76,7 @@ import Testing
             onEvent: { events.append($0) },
             onStatus: { _ in
                 // Resume two status seconds after the pause.
-                if let paused = pausedAt.value, paused.duration(to: clock.now) >= .seconds(2) { control.resume() }
+                if let paused = pausedAt.value, paused.duration(to: clock.now) >= .seconds(2) { control.send(.resume) }
             })
         #expect(outcome == .ended)
         #expect(sink.shown.map(\.milliseconds) == (try Self.pictures(path)), "nothing skipped across the pause")
@@ -104,7 +104,7 @@ import Testing
             onStatus: { _ in
                 if let paused = pausedAt.value, paused.duration(to: clock.now) >= .seconds(6), !seeked.value {
                     seeked.value = true
-                    control.seek(to: .seconds(8))
+                    control.send(.seek(to: .seconds(8)))
                 }
             })
         #expect(outcome == .ended)
@@ -128,7 +128,7 @@ import Testing
         let sink = Controller { pts, _ in
             if pts.milliseconds >= 2000, !seeked.value {
                 seeked.value = true
-                control.seek(to: .milliseconds(1200))
+                control.send(.seek(to: .milliseconds(1200)))
             }
         }
         let session = Self.session(path, clock: clock, sink: sink, control: control, configuration: configuration)
@@ -175,7 +175,7 @@ import Testing
         let path = try Fixture.h264BFramesAAC.path()
         let clock = VirtualClock()
         let control = PlaybackControl()
-        control.seek(to: .milliseconds(2500))
+        control.send(.seek(to: .milliseconds(2500)))
         let sink = Controller { _, _ in }
         let session = Self.session(path, clock: clock, sink: sink, control: control)
         var events: [PlayEvent] = []
@@ -216,12 +216,12 @@ extension OnDemandSessionTests {
             Fixture.longH264AAC.ffmpegArguments + ["-flvflags", "add_keyframe_index", "-f", "flv"])
         let clock = VirtualClock()
         let control = PlaybackControl()
-        control.seek(to: .milliseconds(7000))
+        control.send(.seek(to: .milliseconds(7000)))
         let seekedBack = LockedValue(false)
         let sink = Controller { pts, _ in
             if pts.milliseconds >= 8000, !seekedBack.value {
                 seekedBack.value = true
-                control.seek(to: .milliseconds(2500))
+                control.send(.seek(to: .milliseconds(2500)))
             }
         }
         let source = RecordingFileSource(path: path)
@@ -270,7 +270,7 @@ extension OnDemandSessionTests {
         let sink = Controller { pts, _ in
             if pts.milliseconds >= 7000, asked.value == 0 {
                 asked.value = 1
-                control.seek(by: .seconds(-2))
+                control.send(.seekBy(.seconds(-2)))
             }
         }
         let session = Self.session(path, clock: clock, sink: sink, control: control)
@@ -281,7 +281,7 @@ extension OnDemandSessionTests {
             // The first seek has started reading again: the second comes before it lands.
             if asked.value == 1 {
                 asked.value = 2
-                control.seek(by: .seconds(-2))
+                control.send(.seekBy(.seconds(-2)))
             }
         })
         let first = try #require(targets.first)
@@ -292,8 +292,8 @@ extension OnDemandSessionTests {
         #expect(abs(shown[restart] - (first - 2000)) <= 40, "playback lands at the second target: \(shown[restart])")
 
         let together = PlaybackControl()
-        together.seek(to: .seconds(8))
-        together.seek(by: .seconds(-3))
+        together.send(.seek(to: .seconds(8)))
+        together.send(.seekBy(.seconds(-3)))
         var seeks: [Int64] = []
         let plain = Controller { _, _ in }
         _ = await Self.session(path, clock: VirtualClock(), sink: plain, control: together).run(onEvent: { event in
@@ -316,16 +316,16 @@ extension OnDemandSessionTests {
             switch (step.value, pts.milliseconds) {
             case (0, 2000...):
                 step.value = 1
-                control.pause()
-                control.resume()
-                control.pause()
-                control.seek(to: .seconds(6))
-                control.setVolume(30)
+                control.send(.pause)
+                control.send(.resume)
+                control.send(.pause)
+                control.send(.seek(to: .seconds(6)))
+                control.send(.volume(30))
             case (1, 7000...):
                 step.value = 2
-                control.seek(by: .seconds(-1))
-                control.setMute(true)
-                control.pause()
+                control.send(.seekBy(.seconds(-1)))
+                control.send(.mute(true))
+                control.send(.pause)
             default:
                 break
             }
@@ -343,7 +343,7 @@ extension OnDemandSessionTests {
                 // test ends either way).
                 if let paused = pausedAt, paused.duration(to: clock.now) >= .seconds(2) {
                     pausedAt = nil
-                    control.resume()
+                    control.send(.resume)
                 }
             })
         #expect(outcome == .ended)

@@ -149,10 +149,10 @@ import Testing
             "http://127.0.0.1:\(port)/live.flv", configuration: LivePlayConfiguration(decodes: false), limit: .seconds(20),
             script: { probe in
                 _ = await probe.wait(for: .playBegin, timeout: .seconds(10))
-                probe.control.startRecording(RecordingOptions(path: path, progressInterval: .milliseconds(500)))
+                probe.control.send(.startRecording(RecordingOptions(path: path, progressInterval: .milliseconds(500))))
                 // Three seconds recorded (a progress report every 0.5 s), then stopped while playing.
                 _ = await probe.wait(for: .recordProgress, count: 6, timeout: .seconds(15))
-                probe.control.stopRecording()
+                probe.control.send(.stopRecording)
                 _ = await probe.wait(for: .recordCompleted, timeout: .seconds(5))
                 let completed = probe.events.last { $0.code == .recordCompleted }?.elapsedMilliseconds ?? 0
                 _ = await eventually { (probe.statuses.last?.elapsedMilliseconds ?? 0) > completed }

@@ -52,7 +52,7 @@ import Testing
                     return progressAfter(began + before)
                 }
                 mark("seek")
-                probe.control.seek(by: .milliseconds(-back))
+                probe.control.send(.seekBy(.milliseconds(-back)))
                 await probe.wait(for: .seekDone)
                 let landed = now()
                 _ = await eventually(within: .milliseconds(behind + 10_000)) {
@@ -60,11 +60,11 @@ import Testing
                     return progressAfter(landed + behind)
                 }
                 mark("live")
-                probe.control.resumeLive()
+                probe.control.send(.goToLiveEdge)
                 let live = now()
                 _ = await eventually(within: .seconds(10)) { progressAfter(live + 4_000) }
                 mark("clamp")
-                probe.control.seek(by: .seconds(-100_000))
+                probe.control.send(.seekBy(.seconds(-100_000)))
                 await probe.wait(for: .seekDone, count: 2)
                 let clamped = now()
                 _ = await eventually(within: .seconds(10)) { progressAfter(clamped + 3_000) }
@@ -190,12 +190,12 @@ import Testing
             script: { probe in
                 await probe.wait(for: .playBegin)
                 await probe.wait(for: .playProgress, count: 5)
-                probe.control.pause()
+                probe.control.send(.pause)
                 await probe.wait(for: .paused)
                 let paused = probe.events.last?.elapsedMilliseconds ?? 0
                 // Four seconds of the session clock, read from the net status it reports each second.
                 _ = await eventually(within: .seconds(8)) { (probe.statuses.last?.elapsedMilliseconds ?? 0) >= paused + 4_000 }
-                probe.control.resume()
+                probe.control.send(.resume)
                 await probe.wait(for: .resumed)
                 resumedAt.withLock { $0 = probe.events.last?.elapsedMilliseconds ?? 0 }
                 let resumed = resumedAt.withLock { $0 }

@@ -106,7 +106,7 @@ import Testing
                 // Not a wait for a condition: the scenario's schedule (the catch-up at 6 s, over before the proxy's
                 // reset at 20 s on its own clock), as the suite's doc gives it.
                 try? await Task.sleep(for: .seconds(6))
-                probe.control.setLatency(catchUp)
+                probe.control.send(.latency(catchUp))
             })
         device.close()
         await proxy.stop()

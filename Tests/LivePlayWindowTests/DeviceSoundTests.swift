@@ -87,17 +87,17 @@ import Testing
                 var catchUp = LatencyParameters.preset(.speed)
                 catchUp.skipExcess = .seconds(10)
                 catchUpAsked.set(.now)
-                probe.control.setLatency(catchUp)
+                probe.control.send(.latency(catchUp))
                 _ = await probe.wait(for: .catchUpEnded, timeout: .seconds(15))
                 await soundFor(1)
                 for name in ["volume 50", "mute", "unmute"] {
                     changes.set(changes.get().merging([name: .now]) { $1 })
                     switch name {
-                    case "volume 50": probe.control.setVolume(50)
-                    case "mute": probe.control.setMute(true)
+                    case "volume 50": probe.control.send(.volume(50))
+                    case "mute": probe.control.send(.mute(true))
                     default:
-                        probe.control.setMute(false)
-                        probe.control.setVolume(100)
+                        probe.control.send(.mute(false))
+                        probe.control.send(.volume(100))
                     }
                     await soundFor(1.5)
                 }

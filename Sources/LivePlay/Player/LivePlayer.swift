@@ -47,6 +47,8 @@ public final class LivePlayer: Sendable {
         /// What a front end set while playing or before, kept for the next playback too.
         var settings = PlaybackSettings()
         var lastPicture: VideoFrame?
+        /// What the playback running (or the last) made known of itself last.
+        var playbackState = PlaybackState()
         /// The running playback's way to the sinks, closed the moment the player switches to another stream.
         var gate: SinkGate?
         /// A `switchStream` waiting for its rendition.
@@ -99,7 +101,7 @@ public final class LivePlayer: Sendable {
                 $0.configuration = newValue
                 return $0.control
             }
-            control?.setLatency(newValue.latency)
+            control?.send(.latency(newValue.latency))
         }
     }
 
@@ -119,6 +121,10 @@ public final class LivePlayer: Sendable {
     public func setMode(_ mode: LatencyMode) {
         configuration.latency = .preset(mode)
     }
+
+    /// What the playback running (or the last one) is, as its play loop last made it known: paused, volume and
+    /// layout, tracks, the timeline. Also delivered to ``LivePlayListener/onStateChange(_:)`` when it changes.
+    public var playbackState: PlaybackState { state.withLock { $0.playbackState } }
 
     /// Whether a playback started by ``startPlay(_:type:)`` is running.
     public var isPlaying: Bool { state.withLock { $0.playing != nil } }
@@ -222,7 +228,8 @@ public final class LivePlayer: Sendable {
             return await runSession(
                 on: clock, url: url, configuration: configuration, logger: logger, videoSink: gate.video,
                 audioSink: gate.audio, control: control, arrivalTap: arrivalTap,
-                onEvent: { delivery.post(.event($0)) }, onStatus: { delivery.post(.netStatus($0)) })
+                onEvent: { delivery.post(.event($0)) }, onStatus: { delivery.post(.netStatus($0)) },
+                onState: { delivery.post(.state($0)) })
         }
         detach(control)
         return outcome
@@ -247,6 +254,7 @@ public final class LivePlayer: Sendable {
     static func attach(_ control: PlaybackControl, to state: inout State) -> SinkGate {
         state.control = control
         control.apply(state.settings)
+        state.playbackState = PlaybackState(state.settings)
         let gate = SinkGate(video: state.videoSink, audio: state.audioSink)
         state.gate = gate
         return gate
@@ -262,11 +270,15 @@ public final class LivePlayer: Sendable {
     }
 
     func deliver(_ update: PlayerUpdate) {
-        let (listener, streams) = state.withLock { ($0.listener, Array($0.streams.values)) }
+        let (listener, streams) = state.withLock {
+            if case .state(let playback) = update { $0.playbackState = playback }
+            return ($0.listener, Array($0.streams.values))
+        }
         for stream in streams { stream.yield(update) }
         switch update {
         case .event(let event): listener?.onPlayEvent(event)
         case .netStatus(let status): listener?.onNetStatus(status)
+        case .state(let playback): listener?.onStateChange(playback)
         }
     }
 

@@ -33,27 +33,33 @@ struct PlaybackSettings: Sendable {
     var gain: Float { muted ? 0 : Float(volume) / 100 }
 }
 
-/// One thing a caller asks of a playing session (``PlaybackControl``'s calls).
+extension PlaybackState {
+    /// A playback's state before its loop has told anything: the player's settings, playing, live.
+    init(_ settings: PlaybackSettings) {
+        self.init()
+        present(settings)
+    }
+
+    /// The settings a front end sees.
+    mutating func present(_ settings: PlaybackSettings) {
+        volume = settings.volume
+        muted = settings.muted
+        renderMode = settings.renderMode
+        rotation = settings.rotation
+    }
+}
+
+/// What a session's mailbox carries: a front end's command, or what a player and a preload pool tell a session of
+/// theirs (its settings, its sinks, its standby, the switch to it).
 enum PlaybackCommand: Sendable {
-    case latency(LatencyParameters)
-    case pause(Bool)
-    case seek(Duration)
-    case seekBy(Duration)
-    case goToLiveEdge
-    case recording(RecordingRequest)
+    case player(PlayerCommand)
     case videoSink(HeldSink<any VideoSink>)
     case audioSink(HeldSink<any AudioSink>)
     /// All of a player's settings at once, as the player keeps them for its playbacks.
     case settings(PlaybackSettings)
-    case volume(Int)
-    case mute(Bool)
-    case volumeEvaluation(Duration?)
-    case renderMode(RenderMode)
-    case rotation(RenderRotation)
     case standbyBudget(PreloadBudget?)
     case standbyStart(MediaTimestamp)
     case switched(SwitchRequest)
-    case track(TrackSelection)
 }
 
 extension LatencyMode {
@@ -76,10 +82,4 @@ struct SwitchRequest: Sendable {
 
     /// How long since the switch was asked for.
     var waited: Duration { time.elapsed() - at }
-}
-
-/// A recording asked for through ``PlaybackControl``.
-enum RecordingRequest: Sendable {
-    case start(RecordingOptions)
-    case stop
 }

@@ -48,10 +48,11 @@ final class PacketTaps {
         for tap in taps { tap.readTaken(at: at, bytes: bytes, connection: connection, turn: turn) }
     }
 
-    /// Starts and stops recordings as the control asked: a new one stops the one before, which finishes its file.
-    func apply(_ request: RecordingRequest, video: VideoCodecConfiguration?, audio: AudioCodecConfiguration?) {
+    /// Starts a recording as the control asked (nil: stops it): a new one stops the one before, which finishes its
+    /// file.
+    func record(_ options: RecordingOptions?, video: VideoCodecConfiguration?, audio: AudioCodecConfiguration?) {
         recording?.stop()
-        guard case .start(let options) = request else { return }
+        guard let options else { return }
         let recorder = Recorder(options: options, video: video, audio: audio)
         if holdsUntilPlayed { recorder.holdUntilPlayed() }
         recording = recorder

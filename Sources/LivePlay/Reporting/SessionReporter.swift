@@ -26,6 +26,9 @@ struct SessionTime: Sendable {
 final class SessionReporter {
     var emit: (PlayEvent) -> Void = { _ in }
     var emitStatus: (NetStatus) -> Void = { _ in }
+    var emitState: (PlaybackState) -> Void = { _ in }
+    /// What the playback was last told to be.
+    private(set) var playbackState = PlaybackState()
     var time: SessionTime
     private(set) var statistics = PlaybackStatistics()
     private(set) var startup = StartupTimeline()
@@ -101,14 +104,21 @@ final class SessionReporter {
         reached(\.firstShown)
     }
 
+    /// `state`, when it is not what was told last.
+    func tell(_ state: PlaybackState) {
+        guard state != playbackState else { return }
+        playbackState = state
+        emitState(state)
+    }
+
     /// The net status once a whole second of the session clock has passed; rates cover the second since the
-    /// previous one.
+    /// previous one. Returns whether it was due.
     /// - Parameter onDemand: media on demand: its position and length, seconds.
     func statusIfDue(
         at now: Duration, connecting: Bool, playOut: PlayOut, intake: MediaIntake, decodes: Bool,
         endToEndLatency: @autoclosure () -> Int64?, onDemand: @autoclosure () -> (position: Double, length: Double)?
-    ) {
-        guard now >= nextStatus else { return }
+    ) -> Bool {
+        guard now >= nextStatus else { return false }
         // Stay on whole seconds of the session clock; a tick that came very late skips, never bunches.
         repeat { nextStatus += .seconds(1) } while nextStatus <= now
         let engine = playOut.engine
@@ -139,6 +149,7 @@ final class SessionReporter {
             status.durationMilliseconds = Int64((media.length * 1000).rounded())
         }
         emitStatus(status)
+        return true
     }
 
     /// `PLAY_EVT_PLAY_PROGRESS` once a second while playing.

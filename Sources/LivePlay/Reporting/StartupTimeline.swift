@@ -1,14 +1,18 @@
-/// Milliseconds from `startPlay` to each startup milestone, for `PLAY_EVT_PLAY_BEGIN`'s parameters.
-struct StartupTimeline {
-    var resolved: Duration?
-    var connected: Duration?
-    var handshakeDone: Duration?
-    var streamBegan: Duration?
-    var firstByte: Duration?
-    var firstAudio: Duration?
-    var firstKeyframe: Duration?
-    var firstDecoded: Duration?
-    var firstShown: Duration?
+/// How long from `startPlay` to each startup milestone: `PLAY_EVT_PLAY_BEGIN`'s `startup_*_ms` parameters, and
+/// ``PlaybackState/startup``.
+public struct StartupTimeline: Sendable, Hashable {
+    public var resolved: Duration?
+    public var connected: Duration?
+    public var handshakeDone: Duration?
+    public var streamBegan: Duration?
+    public var firstByte: Duration?
+    public var firstAudio: Duration?
+    public var firstKeyframe: Duration?
+    public var firstDecoded: Duration?
+    /// The first picture shown (or, for a stream without video, the first sound heard).
+    public var firstShown: Duration?
+
+    public init() {}
 
     /// Records a milestone the first time it happens.
     mutating func record(_ milestone: WritableKeyPath<StartupTimeline, Duration?>, _ at: Duration) {

@@ -86,8 +86,8 @@ public final class LiveSession<C: SessionClock> {
         playOut = PlayOut(
             configuration: configuration, presenter: Presenter(videoSink: videoSink, audioSink: audioSink),
             control: control, reporter: reporter)
-        if let start = configuration.startPosition { control.seek(to: start) }
-        if let recording = configuration.recording { control.startRecording(recording) }
+        if let start = configuration.startPosition { control.send(.seek(to: start)) }
+        if let recording = configuration.recording { control.send(.startRecording(recording)) }
     }
 
     /// Plays until the stream ends, an error stops it, or the task is cancelled; then reports the session
@@ -96,11 +96,14 @@ public final class LiveSession<C: SessionClock> {
     /// - Parameters:
     ///   - onEvent: every event, on the play loop: return quickly (``LivePlayer`` delivers off the loop).
     ///   - onStatus: the net status, once per second of the session clock.
+    ///   - onState: what the playback is (``PlaybackState``), when it changes.
     public func run(
-        onEvent: @escaping (PlayEvent) -> Void, onStatus: @escaping (NetStatus) -> Void = { _ in }
+        onEvent: @escaping (PlayEvent) -> Void, onStatus: @escaping (NetStatus) -> Void = { _ in },
+        onState: @escaping (PlaybackState) -> Void = { _ in }
     ) async -> PlaybackOutcome {
         reporter.emit = onEvent
         reporter.emitStatus = onStatus
+        reporter.emitState = onState
         reporter.time.restart()
         let group = configuration.threads
         let thread = group?.take() ?? PlaybackThreads.take()
@@ -200,9 +203,10 @@ public final class LiveSession<C: SessionClock> {
             applyTaps(at: now)
             if let ending = playOut.advance(at: now) { return finished(ending) }
             playOut.publish()
-            reportStatusIfDue(at: now)
+            let statusTold = reportStatusIfDue(at: now)
             if let ending = playOut.endIfRanDry(at: now) { return finished(ending) }
             reportProgressIfDue(at: now)
+            reportState(movesTimeline: statusTold)
             let wait = turnWait
             if playOut.hasRoom, let timer {
                 await handoff.wait(until: .now + wait, timer: timer)

@@ -29,10 +29,10 @@ extension LiveSession {
         var seek: PendingSeek?
         for command in commands {
             switch command {
-            case .seek(let position):
-                seek = .to(position)
+            case .player(.seek(to: let position)):
+                seek = .to(max(.zero, position))
                 continue
-            case .seekBy(let delta):
+            case .player(.seekBy(let delta)):
                 seek = seek?.moved(by: delta) ?? .by(delta)
                 continue
             default:
@@ -41,31 +41,60 @@ extension LiveSession {
             // What comes after a seek applies where the seek goes: the seek first.
             if let pending = seek.take() { exit = carryOut(pending) ?? exit }
             switch command {
-            case .seek, .seekBy: break
-            case .pause(let paused):
-                if !paused, let resumed = resumeInTimeShift() { exit = resumed } else { playOut.pause(paused) }
-            case .goToLiveEdge:
-                if timeShift != nil, playOut.onDemand { exit = goLiveInTimeShift() ?? exit } else { playOut.goToLiveEdge() }
-            case .latency(let parameters): playOut.retune(parameters)
-            case .recording(let request):
-                taps.apply(request, video: intake.videoConfiguration, audio: intake.audioConfiguration)
+            case .player(let command): exit = carryOut(command, handoff) ?? exit
             case .videoSink(let held): playOut.presenter.videoSink = held.sink
             case .audioSink(let held): playOut.presenter.audioSink = held.sink
             case .settings(let settings): playOut.settings = settings
-            case .volume(let volume): playOut.settings.volume = volume
-            case .mute(let muted): playOut.settings.muted = muted
-            case .volumeEvaluation(let interval): playOut.settings.volumeEvaluation = interval
-            case .renderMode(let mode): playOut.settings.renderMode = mode
-            case .rotation(let rotation): playOut.settings.rotation = rotation
             case .standbyBudget(let budget):
                 playOut.standby.follow(budget, dropped: playOut.engine.buffer.droppedVideoFrames)
             case .standbyStart(let keyframe): playOut.standby.start = keyframe
             case .switched(let request): playOut.switched(request)
-            case .track(let selection): relay(selection, to: handoff)
             }
         }
         if let pending = seek { exit = carryOut(pending) ?? exit }
         return exit
+    }
+
+    /// A front end's command, to the stage that acts on it: pause, the live edge and latency to the play-out stage,
+    /// volume, mute and layout to its settings (the presenter follows them), recordings to the taps, a track choice to
+    /// the transport's supervisor. Seeks are merged and carried out by ``route(_:to:)``.
+    private func carryOut(_ command: PlayerCommand, _ handoff: TransportHandoff<SupervisorEvent>) -> LoopExit? {
+        switch command {
+        case .seek, .seekBy: break
+        case .pause: playOut.pause(true)
+        case .resume: return resume()
+        case .togglePause:
+            guard playOut.engine.isPaused else {
+                playOut.pause(true)
+                break
+            }
+            return resume()
+        case .goToLiveEdge:
+            if timeShift != nil, playOut.onDemand { return goLiveInTimeShift() }
+            playOut.goToLiveEdge()
+        case .latency(let parameters): playOut.retune(parameters)
+        case .selectTrack(let kind, let track): relay(TrackSelection(kind: kind, track: track), to: handoff)
+        case .startRecording(let options):
+            taps.record(options, video: intake.videoConfiguration, audio: intake.audioConfiguration)
+        case .stopRecording: taps.record(nil, video: nil, audio: nil)
+        case .volume(let volume): playOut.settings.volume = min(100, max(0, volume))
+        case .changeVolume(let delta): playOut.settings.volume = min(100, max(0, playOut.settings.volume + delta))
+        case .mute(let muted): playOut.settings.muted = muted
+        case .toggleMute: playOut.settings.muted.toggle()
+        case .volumeEvaluation(let interval):
+            playOut.settings.volumeEvaluation = interval.map { max($0, .milliseconds(100)) }
+        case .renderMode(let mode): playOut.settings.renderMode = mode
+        case .rotation(let rotation): playOut.settings.rotation = rotation
+        case .rotateClockwise: playOut.settings.rotation = playOut.settings.rotation.turnedClockwise
+        }
+        return nil
+    }
+
+    /// Resumes: in a time-shift ring by reading it again where playback paused, elsewhere in the play-out stage.
+    private func resume() -> LoopExit? {
+        if let resumed = resumeInTimeShift() { return resumed }
+        playOut.pause(false)
+        return nil
     }
 
     /// A track choice, to the transport's supervisor; kept for a read again.

@@ -20,6 +20,9 @@ public enum RenderRotation: Int, Sendable, Hashable, CaseIterable {
     case rotation90 = 90
     case rotation180 = 180
     case rotation270 = 270
+
+    /// A quarter turn further clockwise (270° goes to 0°).
+    public var turnedClockwise: RenderRotation { RenderRotation(rawValue: (rawValue + 90) % 360) ?? .rotation0 }
 }
 
 extension RGBPicture {

@@ -57,6 +57,8 @@ struct MediaIntake {
     /// The header or metadata announced video on this connection: the first picture, not the first sound,
     /// begins playback.
     private(set) var expectsVideo = false
+    /// A multitrack stream's tracks, as the demuxer last listed them.
+    private(set) var tracks: [FLVTrack] = []
     /// Which received packets are played, and where the source is read from (resumes, seeks).
     var admission = PacketAdmission()
     /// The source is being read from a keyframe's offset: the sequence headers it skipped are known already.
@@ -155,6 +157,7 @@ struct MediaIntake {
         case .header(let header):
             expectsVideo = expectsVideo || header.hasVideo
         case .tracks(let tracks):
+            self.tracks = tracks
             steps.append(.report(Reports.tracks(tracks)))
         case .colorInfo(let info, let timestamp):
             steps.append(.colorInfo(info, from: timestamp + timelineOffset))

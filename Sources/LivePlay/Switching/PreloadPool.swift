@@ -154,7 +154,8 @@ public final class PreloadPool: Sendable {
             }
             let outcome = await runSession(
                 on: clock, url: entry.url, configuration: configuration, logger: logger, control: entry.control,
-                onEvent: { entry.route.post(.event($0)) }, onStatus: { entry.route.post(.netStatus($0)) })
+                onEvent: { entry.route.post(.event($0)) }, onStatus: { entry.route.post(.netStatus($0)) },
+                onState: { entry.route.post(.state($0)) })
             // Taken by a player, or stopped: the session's end is theirs.
             if entry.control.standbyBudget == nil || Task.isCancelled { return outcome }
             entry.update {
@@ -247,6 +248,8 @@ public final class PreloadPool: Sendable {
                     $0.status.bytesSinceReady += Int64(status.netSpeedKbps) * 125
                     $0.status.secondsSinceReady += 1
                 }
+            case .state:
+                break
             }
         }
     }

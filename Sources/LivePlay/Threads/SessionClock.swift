@@ -50,10 +50,11 @@ extension ContinuousClock: SessionClock {
 func runSession(
     on clock: some SessionClock, url: String, configuration: LivePlayConfiguration, logger: Logger,
     videoSink: (any VideoSink)? = nil, audioSink: (any AudioSink)? = nil, control: PlaybackControl,
-    arrivalTap: (any ArrivalTap)? = nil, onEvent: @escaping (PlayEvent) -> Void, onStatus: @escaping (NetStatus) -> Void
+    arrivalTap: (any ArrivalTap)? = nil, onEvent: @escaping (PlayEvent) -> Void, onStatus: @escaping (NetStatus) -> Void,
+    onState: @escaping (PlaybackState) -> Void
 ) async -> PlaybackOutcome {
     let session = LiveSession(
         url: url, configuration: configuration, clock: clock, logger: logger, videoSink: videoSink,
         audioSink: audioSink, control: control, arrivalTap: arrivalTap)
-    return await session.run(onEvent: onEvent, onStatus: onStatus)
+    return await session.run(onEvent: onEvent, onStatus: onStatus, onState: onState)
 }

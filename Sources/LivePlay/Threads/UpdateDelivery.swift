@@ -3,9 +3,9 @@ import Synchronization
 
 /// Hands updates from the play loop to the listener through a bounded queue, so the loop never waits for
 /// a listener. Deliveries run one at a time on a ``PlaybackThread`` the playback takes for its listener (from the
-/// idle threads, or its ``PlaybackThreadGroup``), never on the play loop's. When the queue is full, net status is
-/// dropped first, then the oldest events, and the count is reported in a `LIVEPLAY_EVT_LISTENER_OVERFLOW` event
-/// once the listener catches up.
+/// idle threads, or its ``PlaybackThreadGroup``), never on the play loop's. When the queue is full, the oldest net
+/// status or state (a later one tells the same) is dropped first, then the oldest events, and the count is reported in
+/// a `LIVEPLAY_EVT_LISTENER_OVERFLOW` event once the listener catches up.
 final class UpdateDelivery: Sendable {
     static let capacity = 512
 
@@ -29,7 +29,7 @@ final class UpdateDelivery: Sendable {
     func post(_ update: PlayerUpdate) {
         let start = queue.withLock { queue in
             if queue.updates.count >= Self.capacity {
-                let victim = queue.updates.firstIndex { if case .netStatus = $0 { true } else { false } } ?? 0
+                let victim = queue.updates.firstIndex { if case .event = $0 { false } else { true } } ?? 0
                 queue.updates.remove(at: victim)
                 queue.dropped += 1
             }
@@ -64,7 +64,7 @@ final class UpdateDelivery: Sendable {
                 if queue.dropped > 0 {
                     let overflow = PlayEvent(
                         .listenerOverflow, "the listener fell behind; \(queue.dropped) updates were dropped",
-                        elapsedMilliseconds: batch.first.map(Self.elapsed) ?? 0,
+                        elapsedMilliseconds: batch.lazy.compactMap(Self.elapsed).first ?? 0,
                         parameters: ["dropped_updates": .int(Int64(queue.dropped))])
                     batch.insert(.event(overflow), at: 0)
                     queue.dropped = 0
@@ -76,10 +76,11 @@ final class UpdateDelivery: Sendable {
         }
     }
 
-    private static func elapsed(_ update: PlayerUpdate) -> Int64 {
+    private static func elapsed(_ update: PlayerUpdate) -> Int64? {
         switch update {
         case .event(let event): event.elapsedMilliseconds
         case .netStatus(let status): status.elapsedMilliseconds
+        case .state: nil
         }
     }
 }
