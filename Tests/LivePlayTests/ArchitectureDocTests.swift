@@ -62,4 +62,22 @@ import Testing
             #expect(lines.count - 1 <= bound, "\(file.lastPathComponent): \(lines.count - 1) lines")
         }
     }
+
+    /// Tests wait for what they wait for, or run on virtual time: at most 15 sleeps in the tests, by issue 46's grep of
+    /// `Tests` for a sleep call of any kind (the pattern is spelt in pieces here, so this file does not count itself),
+    /// each with its reason beside it: the API under test's own sleeps, a peer that paces what it sends, the X
+    /// server's double-click time.
+    @Test func theTestsSleepAtMostFifteenTimes() throws {
+        let files = Self.swiftFiles(under: Self.root.appendingPathComponent("Tests"))
+        let word = "sl" + "eep"
+        let sleep = try Regex("\(word)\\(|Task\\.\(word)|u\(word)")
+        var found: [String] = []
+        for file in files {
+            let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            for (index, line) in lines.enumerated() where line.contains(sleep) {
+                found.append("\(file.lastPathComponent):\(index + 1)")
+            }
+        }
+        #expect(found.count <= 15, "\(found.count) sleeps: \(found)")
+    }
 }

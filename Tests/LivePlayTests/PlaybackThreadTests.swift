@@ -120,9 +120,11 @@ import Testing
         }
         for token in cancelled { thread.cancelTimer(token) }
         _ = await eventually { fired.withLock { $0.count } >= 5 }
-        // A window in which nothing may happen: the cancelled timers (due up to 45 ms after the start) would have
-        // run by its end.
-        try? await Task.sleep(for: .milliseconds(60))
+        // A timer of the same thread due after the cancelled ones (up to 45 ms after the start): the thread runs its
+        // timers in the order they fall due, so once this one has run, a cancelled one would have too.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            _ = thread.schedule(at: start + .milliseconds(60)) { done.resume() }
+        }
         let all = fired.withLock { $0 }
         #expect(all.map(\.0) == [10, 20, 30, 40, 50])
         #expect(Set(all.map(\.1)) == ["lp-test-timer"])

@@ -1,4 +1,5 @@
 import Foundation
+@testable import LivePlay
 import LivePlayLab
 import LivePlayTesting
 import Testing
@@ -166,10 +167,13 @@ import Testing
         pool.preload(url)
         #expect(await eventually { Self.state(pool, url) == .ready })
         var held: [Int] = []
-        for _ in 0..<30 {
-            // Sampled ten times a second for 3 s: the bound must hold at every sample, not only at one instant.
-            try await Task.sleep(for: .milliseconds(100))
-            held.append(pool.statuses.first?.bufferedBytes ?? -1)
+        // What the waiting session holds at the end of every turn of its loop for 3 s: the bound must hold at each,
+        // not only at one instant.
+        let control = try #require(pool.entry(url)?.control)
+        let until = ContinuousClock.now + .seconds(3)
+        for await published in control.publications() {
+            held.append(published.standbyBytes)
+            if ContinuousClock.now >= until { break }
         }
         await pool.removeAll()
         await server.stop()

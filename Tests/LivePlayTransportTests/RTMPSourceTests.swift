@@ -160,12 +160,14 @@ struct RTMPSourceTests {
 
     @Test("a resolver that never answers is abandoned at resolveTimeout")
     func slowResolverIsAbandoned() async throws {
+        // The misbehaviour under test: a resolver that hangs until the test is over, far past resolveTimeout.
+        let answer = DispatchSemaphore(value: 0)
+        defer { answer.signal() }
         let source = RTMPSource(
             url: "rtmp://stuck.example/live/x", options: RTMPTest.options(resolve: .milliseconds(500)),
             logger: RTMPTest.logger, limits: .init(),
             resolver: { _, _ in
-                // The misbehaviour under test: a resolver that hangs far past resolveTimeout.
-                Thread.sleep(forTimeInterval: 30)
+                answer.wait()
                 return .failure(TransportError(.dnsFailed, "late"))
             })
         let outcome = try await RTMPTest.drain(source.makeConnection() as! RTMPConnection, within: .seconds(5))

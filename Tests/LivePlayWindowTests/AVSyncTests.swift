@@ -103,9 +103,9 @@ import Testing
             configuration: LivePlayConfiguration(connectRetryInterval: .milliseconds(500), latency: .fixed(.seconds(3))),
             limit: .seconds(60), videoSink: flashes, audioSink: beeps,
             script: { probe in
-                // Not a wait for a condition: the scenario's schedule (the catch-up at 6 s, over before the proxy's
-                // reset at 20 s on its own clock), as the suite's doc gives it.
-                try? await Task.sleep(for: .seconds(6))
+                // The scenario's schedule (the catch-up at 6 s, over before the proxy's reset at 20 s on its own
+                // clock), as the suite's doc gives it: 6 s of the session's own clock, by its net status.
+                _ = await eventually(within: .seconds(30)) { probe.statuses.contains { $0.elapsedMilliseconds >= 6000 } }
                 probe.control.send(.latency(catchUp))
             })
         device.close()

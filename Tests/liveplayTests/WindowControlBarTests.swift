@@ -410,6 +410,8 @@ extension WindowCommandTests.WindowRun {
     func clickBar(_ control: ControlBar.Control, timeline: PlayerWindow.Timeline, fraction: Double = 0.5) throws {
         let frame = try bar(control, timeline: timeline)
         try move(toX: frame.x + 2, y: frame.y - 20)
+        // A person's pointer: it rests near the bar before it clicks (a move and a click in one X event are not what
+        // the bar is made for), as xdotool's own scripts pause between steps.
         Thread.sleep(forTimeInterval: 0.2)
         try move(toX: frame.x + Int(Double(frame.width - 1) * fraction), y: frame.y + frame.height / 2)
         try display.xdotool(["click", "1"])
