@@ -174,11 +174,11 @@ import Testing
         let frames = try Self.decoded()
         let videoSink = RecordingVideoSink()
         let presenter = Presenter(videoSink: videoSink, audioSink: nil)
-        #expect(presenter.showFirstPicture(at: .zero) == nil)
+        #expect(presenter.showFirstPicture(at: .zero).picture == nil)
         presenter.enqueue(frames.video[0])
         presenter.enqueue(frames.video[1])
-        #expect(presenter.showFirstPicture(at: .zero) != nil)
-        #expect(presenter.showFirstPicture(at: .zero) == nil, "a poster, not playback")
+        #expect(presenter.showFirstPicture(at: .zero).picture != nil)
+        #expect(presenter.showFirstPicture(at: .zero).picture == nil, "a poster, not playback")
         #expect(videoSink.shown.count == 1)
         // Decoded audio goes nowhere without a sink.
         presenter.enqueue(frames.audio[0])
@@ -198,11 +198,11 @@ import Testing
         presenter.seiArrived([message("first")], pts: first)
         presenter.enqueue(frames.video[0])
         presenter.enqueue(frames.video[1])
-        _ = presenter.present(at: first, rate: 1)
-        _ = presenter.present(at: second, rate: 1)
+        let shownFirst = presenter.present(at: first, rate: 1)
+        let shownSecond = presenter.present(at: second, rate: 1)
         #expect(videoSink.shown.map(\.seiMessages) == [[message("first")], [message("second")]])
-        #expect(presenter.takeShownSEI().map(\.1) == [first, second])
-        #expect(presenter.takeShownSEI().isEmpty)
+        #expect(shownFirst.shownSEI.map(\.1) == [first] && shownSecond.shownSEI.map(\.1) == [second], "each call's own")
+        #expect(presenter.present(at: second, rate: 1).shownSEI.isEmpty)
         // A seek drops the waiting pictures, and their messages with them.
         presenter.seiArrived([message("dropped")], pts: frames.video[2].pts)
         presenter.reset()
@@ -228,26 +228,28 @@ import Testing
         // Script-data text arrives in stream order, ahead of a 608 change decoded earlier in time: kept in order.
         presenter.captionChanged(CaptionScreen(at: pts[3], text: "", channel: .cc1))
         presenter.captionChanged(CaptionScreen(at: pts[1], text: "HELLO", channel: .cc1))
+        var ended: [Caption] = []
         for index in 0..<4 {
             presenter.enqueue(frames.video[index])
-            _ = presenter.present(at: pts[index], rate: 1)
+            ended += presenter.present(at: pts[index], rate: 1).endedCaptions
         }
         #expect(videoSink.shown.map(\.caption) == [nil, "HELLO", "HELLO", nil])
-        let ended = presenter.takeEndedCaptions()
         #expect(ended == [Caption(start: pts[1], end: pts[3], text: "HELLO", channel: .cc1)])
-        #expect(presenter.takeEndedCaptions().isEmpty)
+        #expect(presenter.present(at: pts[3], rate: 1).endedCaptions.isEmpty)
         // Shown with two pictures, then a seek: it ends with the last picture shown, and what waited is forgotten.
         presenter.captionChanged(CaptionScreen(at: pts[4], text: "AGAIN", channel: .text))
         presenter.captionChanged(CaptionScreen(at: pts[5] + 1, text: "NEVER SHOWN", channel: .text))
+        ended = []
         for index in 4..<6 {
             presenter.enqueue(frames.video[index])
-            _ = presenter.present(at: pts[index], rate: 1)
+            ended += presenter.present(at: pts[index], rate: 1).endedCaptions
         }
-        #expect(presenter.takeEndedCaptions().isEmpty)
+        #expect(ended.isEmpty)
         presenter.reset()
-        #expect(presenter.takeEndedCaptions() == [Caption(start: pts[4], end: pts[5], text: "AGAIN", channel: .text)])
         presenter.enqueue(frames.video[6])
-        _ = presenter.present(at: frames.video[6].pts, rate: 1)
+        // The caption the seek ended goes out with the next call.
+        let next = presenter.present(at: frames.video[6].pts, rate: 1)
+        #expect(next.endedCaptions == [Caption(start: pts[4], end: pts[5], text: "AGAIN", channel: .text)])
         #expect(videoSink.shown.last?.caption == nil)
     }
 }

@@ -69,12 +69,15 @@ struct PictureAttachments {
 
     /// The SEI messages that went out with pictures since the last call, with their pictures' times.
     mutating func takeShownSEI() -> [(SEIMessage, MediaTimestamp)] {
+        // Handing out an empty array that keeps its capacity would make the next append copy it.
+        guard !shownSEI.isEmpty else { return [] }
         defer { shownSEI.removeAll(keepingCapacity: true) }
         return shownSEI
     }
 
     /// The captions that left the screen since the last call.
     mutating func takeEndedCaptions() -> [Caption] {
+        guard !endedCaptions.isEmpty else { return [] }
         defer { endedCaptions.removeAll(keepingCapacity: true) }
         return endedCaptions
     }

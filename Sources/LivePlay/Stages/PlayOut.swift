@@ -165,10 +165,8 @@ final class PlayOut {
             return nil
         }
         // Switched to with the poster ready: it goes to the sink before this turn decodes anything.
-        if standby.pendingSwitch != nil, presenter.framesShown == 0, let position = engine.position,
-            let poster = presenter.showFirstPicture(at: position)
-        {
-            shown(poster)
+        if standby.pendingSwitch != nil, presenter.framesShown == 0, let position = engine.position {
+            presented(presenter.showFirstPicture(at: position))
         }
         let master = presenter.audioClock(rate: engine.rate)
         actions.removeAll(keepingCapacity: true)
@@ -220,15 +218,12 @@ final class PlayOut {
             videoDrained = true
             take(decoding.flushVideo())
         }
-        if volume.isDue(at: now) { reporter.report(Reports.audioVolume(peak: presenter.takeAudioPeak())) }
+        if let level = volume.level(at: now) { reporter.report(Reports.audioVolume(peak: level)) }
         if let drain {
-            if let frame = presenter.present(at: drain.position(at: now), rate: 1) { shown(frame) }
+            presented(presenter.present(at: drain.position(at: now), rate: 1))
             if drain.isOver(at: now, queuedPictures: presenter.queuedVideoFrames) { return ending ?? .ended }
         } else {
             present()
-        }
-        if let change = presenter.takeDownmixChange() {
-            reporter.report(Reports.downmix(from: change.layout, channels: change.channels))
         }
         releaseHeldBegin(at: now)
         return nil

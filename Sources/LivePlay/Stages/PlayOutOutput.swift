@@ -11,20 +11,26 @@ extension PlayOut {
         // The first picture shows as soon as it is decoded, also when playback begins at once (a preloaded stream
         // switched to): a keyframe's picture can be stamped after its decode time (B-frames' delay).
         let first = presenter.framesShown == 0 && presenter.queuedVideoFrames > 0
-        let picture =
+        presented(
             engine.state == .playing && !first
-            ? presenter.present(at: position, rate: engine.rate) : presenter.showFirstPicture(at: position)
-        if let audio = presenter.takeLastPlayedAudio() { reporter.count { $0.played(audio: audio) } }
-        guard let picture else { return }
-        shown(picture)
+                ? presenter.present(at: position, rate: engine.rate) : presenter.showFirstPicture(at: position))
     }
 
-    func shown(_ frame: VideoFrame) {
-        published.lastPicture = frame
-        reporter.shown(frame)
-        for (message, pts) in presenter.takeShownSEI() { reporter.report(Reports.sei(message, pts: pts)) }
-        reportEndedCaptions()
-        if let report = standby.shown(frame) { reporter.report(report) }
+    /// Passes on what the presenter did: the picture shown to the reporter and the control's owner (and a switch's
+    /// report), the sound's time and level, what went out with the pictures, a down-mix begun.
+    func presented(_ presentation: Presentation) {
+        if let audio = presentation.playedAudio { reporter.count { $0.played(audio: audio) } }
+        volume.heard(presentation)
+        if let frame = presentation.picture {
+            published.lastPicture = frame
+            reporter.shown(frame)
+        }
+        for (message, pts) in presentation.shownSEI { reporter.report(Reports.sei(message, pts: pts)) }
+        for caption in presentation.endedCaptions { reporter.report(Reports.caption(caption)) }
+        if let frame = presentation.picture, let report = standby.shown(frame) { reporter.report(report) }
+        if let change = presentation.downmixChange {
+            reporter.report(Reports.downmix(from: change.layout, channels: change.channels))
+        }
     }
 
     /// Preloading (``StandbyPlayOut``): the newest GOP kept, a new keyframe's poster put in front; what it holds is
@@ -78,15 +84,9 @@ extension PlayOut {
         }
     }
 
-    /// The captions that left the screen, as events.
-    private func reportEndedCaptions() {
-        for caption in presenter.takeEndedCaptions() { reporter.report(Reports.caption(caption)) }
-    }
-
     /// Playback ends (played out, stopped, failed): the caption on screen ends with the last picture shown.
     func picturesEnded() {
-        presenter.picturesEnded()
-        reportEndedCaptions()
+        presented(presenter.picturesEnded())
     }
 
     private func firstFrame() {

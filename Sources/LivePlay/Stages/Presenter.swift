@@ -2,8 +2,25 @@ import LivePlayBuffering
 import LivePlayCore
 import LivePlayDecode
 
+/// What one call of the presenter did, for the play-out stage to pass on: the picture it showed, the sound it handed
+/// over, and what went with them. The presenter keeps none of it after the call.
+struct Presentation {
+    var picture: VideoFrame?
+    /// Stream time of the last block of sound handed to the sink.
+    var playedAudio: MediaTimestamp?
+    /// The loudest sample handed over (after the volume), 0…1, while the level is measured.
+    var audioPeak: Float = 0
+    /// A down-mix to stereo began, for this layout (its name and channel count).
+    var downmixChange: (layout: String, channels: Int)?
+    /// SEI messages that went out with pictures, with their pictures' times.
+    var shownSEI: [(SEIMessage, MediaTimestamp)] = []
+    /// Captions that left the screen (with a picture shown, a seek, or the end).
+    var endedCaptions: [Caption] = []
+}
+
 /// The last stage of the play loop: decoded frames wait for their time on the playback clock, then go
-/// to the sinks; audio is time-stretched to the playback rate so catch-up keeps its pitch.
+/// to the sinks; audio is time-stretched to the playback rate so catch-up keeps its pitch. Each call returns
+/// what it did (``Presentation``).
 ///
 /// The clock is the engine's position. With an ``AudioSink`` that plays in real time, the position
 /// follows what the sink has played (``audioClock(rate:)``) and audio is handed over as the sink drains;
@@ -41,8 +58,8 @@ final class Presenter {
 
     /// The down-mix for a sink that takes fewer channels than the stream has, for the layout it was made for.
     var downmix: StereoDownmix?
-    /// A down-mix began for a new layout (its name and channel count), until ``takeDownmixChange()``.
-    var downmixChange: (layout: String, channels: Int)?
+    /// What the call under way did, returned at its end.
+    var presentation = Presentation()
     /// What goes to the video sink with each picture: `colorInfo`, SEI messages, the caption on screen.
     private var attachments = PictureAttachments()
     /// The last picture shown (``LivePlayer/snapshot()``).
@@ -55,8 +72,6 @@ final class Presenter {
     private(set) var framesShown = 0
     /// The poster's presentation time, until the playing decoder's copy of it has been skipped.
     private var posterPTS: MediaTimestamp?
-    /// Stream time of the last block of sound handed to the sink, until taken.
-    var lastPlayedAudio: MediaTimestamp?
     /// An exact seek's target, until the first picture after it is decoded: what comes before is decoded only
     /// for the pictures that follow (``startAt(_:)``).
     private var startTarget: MediaTimestamp?
@@ -74,15 +89,8 @@ final class Presenter {
     var queuedVideoFrames: Int { video.count }
     var queuedAudioFrames: Int { audio.count }
 
-    /// The loudest sample handed to the sink since ``takeAudioPeak()`` (after the volume), 0…1.
-    var audioPeak: Float = 0
     /// The sound's level is being evaluated (`enableAudioVolumeEvaluation`).
     var measuresLevel = false
-
-    func takeAudioPeak() -> Float {
-        defer { audioPeak = 0 }
-        return audioPeak
-    }
 
     /// Forgets every frame waiting (a seek): what is decoded next starts a new stretch of the timeline.
     func reset() {
@@ -103,11 +111,6 @@ final class Presenter {
         pictureBeforeStart = nil
     }
 
-    /// The stream time of the sound handed over since the last call, if any.
-    func takeLastPlayedAudio() -> MediaTimestamp? {
-        defer { lastPlayedAudio = nil }
-        return lastPlayedAudio
-    }
 
     /// - Parameter isPoster: the first keyframe decoded on its own (``LiveSession``); the playing decoder's
     ///   copy of the same picture is then not shown a second time.
@@ -161,7 +164,9 @@ final class Presenter {
         }
         guard audioSink != nil else {
             if measuresLevel {
-                for sample in frame.interleavedFloat32() { audioPeak = max(audioPeak, abs(sample) * volume) }
+                for sample in frame.interleavedFloat32() {
+                    presentation.audioPeak = max(presentation.audioPeak, abs(sample) * volume)
+                }
             }
             return
         }
@@ -197,17 +202,28 @@ final class Presenter {
     }
 
     /// Shows the first picture as soon as it is decoded, before playback begins (a poster, not a start).
-    func showFirstPicture(at position: MediaTimestamp) -> VideoFrame? {
-        guard framesShown == 0, let next = video.removeFirst() else { return nil }
-        return show(next.frame, pts: next.pts, position: position, rate: 1, droppedBefore: 0)
+    func showFirstPicture(at position: MediaTimestamp) -> Presentation {
+        if framesShown == 0, let next = video.removeFirst() {
+            presentation.picture = show(next.frame, pts: next.pts, position: position, rate: 1, droppedBefore: 0)
+        }
+        return finish()
     }
 
     /// Presents what is due at `position`: the newest due picture, and every due block of sound.
-    /// Returns the picture shown, if any.
-    func present(at position: MediaTimestamp, rate: Double) -> VideoFrame? {
+    func present(at position: MediaTimestamp, rate: Double) -> Presentation {
         presentAudio(at: position, rate: rate)
-        guard let due = video.nextDue(at: position, lateBy: Self.staleVideo) else { return nil }
-        return show(due.frame, pts: due.pts, position: position, rate: rate, droppedBefore: due.skipped)
+        if let due = video.nextDue(at: position, lateBy: Self.staleVideo) {
+            presentation.picture = show(due.frame, pts: due.pts, position: position, rate: rate, droppedBefore: due.skipped)
+        }
+        return finish()
+    }
+
+    /// What this call did, with what went out with its pictures; the next call starts afresh.
+    private func finish() -> Presentation {
+        presentation.shownSEI = attachments.takeShownSEI()
+        presentation.endedCaptions = attachments.takeEndedCaptions()
+        defer { presentation = Presentation() }
+        return presentation
     }
 
     private func show(
@@ -221,12 +237,6 @@ final class Presenter {
         attachments.attach(to: &timing)
         videoSink?.present(frame, timing: timing)
         return frame
-    }
-
-    /// The layout a down-mix to stereo began for since the last call, if one did.
-    func takeDownmixChange() -> (layout: String, channels: Int)? {
-        defer { downmixChange = nil }
-        return downmixChange
     }
 
     /// SEI messages for the picture stamped `pts` (``PictureAttachments``).
@@ -244,18 +254,9 @@ final class Presenter {
         attachments.colorChanged(to: info, from: from)
     }
 
-    /// The SEI messages that went out with pictures since the last call, with their pictures' times.
-    func takeShownSEI() -> [(SEIMessage, MediaTimestamp)] {
-        attachments.takeShownSEI()
-    }
-
-    /// The captions that left the screen since the last call.
-    func takeEndedCaptions() -> [Caption] {
-        attachments.takeEndedCaptions()
-    }
-
     /// No picture follows the last one shown (the end of the stream, a stop): the caption on screen ends with it.
-    func picturesEnded() {
+    func picturesEnded() -> Presentation {
         attachments.reset(lastShown: lastShown?.pts)
+        return finish()
     }
 }

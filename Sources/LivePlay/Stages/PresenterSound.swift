@@ -39,7 +39,7 @@ extension Presenter {
         if let limit = sink.maximumChannels, channels > max(2, limit) {
             if downmix?.matches(frame) != true {
                 downmix = StereoDownmix(frame)
-                downmixChange = (frame.layoutName, frame.channels)
+                presentation.downmixChange = (frame.layoutName, frame.channels)
             }
             input = downmix!.apply(input)
             channels = 2
@@ -54,8 +54,8 @@ extension Presenter {
         self.stretcher = stretcher
         guard !samples.isEmpty else { return }
         applyVolume(to: &samples, channels: channels, sampleRate: frame.sampleRate)
-        if measuresLevel { for sample in samples { audioPeak = max(audioPeak, abs(sample)) } }
-        lastPlayedAudio = pts
+        if measuresLevel { for sample in samples { presentation.audioPeak = max(presentation.audioPeak, abs(sample)) } }
+        presentation.playedAudio = pts
         sink.play(
             AudioSamples(
                 pts: MediaTimestamp(milliseconds: pts.milliseconds - held.milliseconds), sampleRate: frame.sampleRate,
