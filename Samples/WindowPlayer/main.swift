@@ -18,7 +18,8 @@ func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
-/// What the player reports: into the window's title while the picture is frozen, and a line per event.
+/// What the player reports: a line per event, and on the window what the player is (why the picture is frozen, the
+/// control bar).
 final class TitleListener: LivePlayListener {
     let window: PlayerWindow
 
@@ -26,17 +27,12 @@ final class TitleListener: LivePlayListener {
 
     func onPlayEvent(_ event: PlayEvent) {
         say("\(event.code.rawValue) \(event.code.symbol): \(event.message)")
-        switch event.code {
-        case .playLoading: window.setStatus("loading…")
-        case .paused: window.setStatus("paused")
-        case .playBegin, .resumed: window.setStatus(nil)
-        default: break
-        }
     }
 
-    /// The control bar follows what the player is: its play / pause button, volume and mute, and its seek bar (with
-    /// time-shift, the window kept and whether playback is live).
+    /// The window follows what the player is: why the picture is frozen, the play / pause button, volume and mute,
+    /// and the seek bar (with time-shift, the window kept and whether playback is live).
     func onStateChange(_ state: PlaybackState) {
+        window.setStatus(state.phase == .loading || state.phase == .paused ? state.phase.rawValue : nil)
         window.setPlayback(paused: state.paused, volume: state.volume)
         window.setMuted(state.muted)
         switch state.timeline {

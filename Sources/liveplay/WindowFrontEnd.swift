@@ -149,8 +149,8 @@ private final class LockedActions: Sendable {
     func handle(_ action: PlayerWindow.Action) { handler.withLock { $0 }?(action) }
 }
 
-/// Forwards to the run's report, and shows in the window what the player is: the control bar's button, slider and
-/// seek bar from its published state, the overlay from its net status, and why the picture is frozen from its events.
+/// Forwards to the run's report, and shows in the window what the player is: why the picture is frozen, the control
+/// bar's button, slider and seek bar from its published state, the overlay from its net status.
 final class WindowStatus: LivePlayListener, Sendable {
     private let report: RunReport
     private let window: PlayerWindow
@@ -162,13 +162,6 @@ final class WindowStatus: LivePlayListener, Sendable {
 
     func onPlayEvent(_ event: PlayEvent) {
         report.onPlayEvent(event)
-        switch event.code {
-        case .playLoading: window.setStatus("loading…")
-        case .reconnect: window.setStatus("reconnecting…")
-        case .paused: window.setStatus("paused")
-        case .resumed, .playBegin: window.setStatus(nil)
-        default: break
-        }
     }
 
     func onNetStatus(_ status: NetStatus) {
@@ -179,9 +172,20 @@ final class WindowStatus: LivePlayListener, Sendable {
     /// The play / pause button, the volume slider and the mute mark follow what the player did, whoever asked (a seek
     /// while paused resumes); the seek bar follows its timeline.
     func onStateChange(_ state: PlaybackState) {
+        window.setStatus(Self.status(state))
         window.setPlayback(paused: state.paused, volume: state.volume)
         window.setMuted(state.muted)
         window.setTimeline(Self.timeline(state.timeline))
+    }
+
+    /// Why the picture is frozen, on it: nothing while it plays, nor while the first connection is made.
+    static func status(_ state: PlaybackState) -> String? {
+        switch state.phase {
+        case .connecting: state.startup == nil ? nil : "reconnecting…"
+        case .loading: "loading…"
+        case .paused: "paused"
+        case .playing: nil
+        }
     }
 
     /// The control bar's layout: on demand with a position (and a duration once known), a time-shift window from its

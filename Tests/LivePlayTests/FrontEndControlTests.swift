@@ -123,6 +123,9 @@ import Testing
         let moves = told.map(\.timeline).reduce(into: [PlaybackState.Timeline]()) { if $0.last != $1 { $0.append($1) } }
         #expect(moves.count >= 2 && Double(moves.count) <= length + 3, "about once a second: \(moves.count) for \(length) s")
         #expect(last.startup?.firstShown != nil, "the startup, once the first picture was shown")
+        let phases = told.map(\.phase).reduce(into: [PlaybackState.Phase]()) { if $0.last != $1 { $0.append($1) } }
+        // Pause and resume came in one turn: the state told at its end was never paused.
+        #expect(phases.contains(.playing) && !phases.contains(.paused), "\(phases)")
     }
 
     @Test func volumeAndMuteRampWithoutAClick() async throws {

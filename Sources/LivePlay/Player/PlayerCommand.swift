@@ -58,6 +58,17 @@ public enum PlayerCommand: Sendable, Hashable {
 /// events. Delivered to ``LivePlayListener/onStateChange(_:)`` (and ``LivePlayer/updates()``) when it changes, and
 /// kept as ``LivePlayer/playbackState``; the ``timeline`` moves once a second, with the net status.
 public struct PlaybackState: Sendable, Hashable {
+    /// What playback is doing, as the net status's `state` says it (``NetStatus/state``).
+    public enum Phase: String, Sendable, Hashable {
+        /// Connecting, or connecting again after the connection was lost (then ``startup`` is known).
+        case connecting
+        /// Connected, filling the buffer before playing, or again after a stall.
+        case loading
+        /// Presenting: pictures are shown (or, for a stream without video, sound is heard).
+        case playing
+        case paused
+    }
+
     /// Where playback is, for a seek bar: seconds.
     public enum Timeline: Sendable, Hashable {
         /// A live stream, played at its latency mode's target behind the live edge.
@@ -69,6 +80,7 @@ public struct PlaybackState: Sendable, Hashable {
         case timeShift(position: Double, length: Double, atLiveEdge: Bool)
     }
 
+    public var phase = Phase.connecting
     public var paused = false
     /// 0…100.
     public var volume = 100

@@ -104,6 +104,15 @@ final class SessionReporter {
         reached(\.firstShown)
     }
 
+    /// What playback is doing: the net status's `state` and ``PlaybackState/phase``. Playing means presenting: an
+    /// engine that plays with nothing to show is still loading.
+    static func phase(of playOut: PlayOut, connecting: Bool) -> PlaybackState.Phase {
+        let engine = playOut.engine
+        if engine.isPaused { return .paused }
+        if connecting || !playOut.hasBegun && engine.state == .waitingForKeyframe { return .connecting }
+        return engine.state == .playing && playOut.hasBegun ? .playing : .loading
+    }
+
     /// `state`, when it is not what was told last.
     func tell(_ state: PlaybackState) {
         guard state != playbackState else { return }
@@ -124,20 +133,12 @@ final class SessionReporter {
         let engine = playOut.engine
         let interval = statistics.takeInterval(at: now)
         let (processCPU, machineCPU) = cpu.sample()
-        let state: String
-        // Playing means presenting: an engine that plays with nothing to show is still loading.
+        let phase = Self.phase(of: playOut, connecting: connecting)
         let playing = engine.state == .playing && playOut.hasBegun
-        if engine.isPaused {
-            state = "paused"
-        } else if connecting || !playOut.hasBegun && engine.state == .waitingForKeyframe {
-            state = "connecting"
-        } else {
-            state = playing ? "playing" : "loading"
-        }
         // A file's buffer is its read-ahead, not a latency: the summary carries no latency figures for it.
         if playing, !playOut.onDemand { statistics.sample(latency: engine.bufferLatency) }
         var status = Reports.netStatus(
-                at: now, state: state, cpu: (processCPU, machineCPU), interval: interval, engine: engine,
+                at: now, state: phase.rawValue, cpu: (processCPU, machineCPU), interval: interval, engine: engine,
                 statistics: statistics, presenter: playOut.presenter, decodes: decodes,
                 stream: (intake.videoConfiguration, intake.audioConfiguration, lastResolution, serverAddress),
                 endToEndLatency: endToEndLatency())

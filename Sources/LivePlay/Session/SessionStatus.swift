@@ -21,11 +21,13 @@ extension LiveSession {
             timeShift: timeShiftProgress.map { ($0.behind, !playOut.onDemand) })
     }
 
-    /// What the playback is (``PlaybackState``), to the listener when it changed: paused, the settings, the tracks,
+    /// What the playback is (``PlaybackState``), to the listener when it changed: its phase, paused, the settings, the
+    /// tracks,
     /// and the timeline, which moves only on a turn that `movesTimeline` (one that told the net status: once a second,
     /// not every turn).
     func reportState(movesTimeline: Bool) {
         var state = reporter.playbackState
+        state.phase = SessionReporter.phase(of: playOut, connecting: mediaLostAt != nil)
         state.paused = playOut.engine.isPaused
         state.present(playOut.settings)
         state.tracks = intake.tracks
