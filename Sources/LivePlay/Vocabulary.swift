@@ -56,6 +56,8 @@ public typealias ByteSource = LivePlayTransport.ByteSource
 public typealias ByteConnection = LivePlayTransport.ByteConnection
 public typealias TransportEvent = LivePlayTransport.TransportEvent
 public typealias TransportError = LivePlayTransport.TransportError
+/// What broke a connection (`reason` in events; ``PlaybackState/reconnects``' keys).
+public typealias TransportErrorCode = LivePlayTransport.TransportError.Code
 public typealias StopRequest<Reason: Sendable> = LivePlayTransport.StopRequest<Reason>
 
 // The cache and the downloader (LivePlayCache): media on demand kept on disk to play again.

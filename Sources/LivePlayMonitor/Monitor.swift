@@ -270,6 +270,7 @@ final class StreamListener: LivePlayListener, Sendable {
 
     func onStateChange(_ state: PlaybackState) {
         if let startup = state.startup { metrics.started(startup) }
+        metrics.reconnected(state.reconnects)
         other?.onStateChange(state)
     }
 }

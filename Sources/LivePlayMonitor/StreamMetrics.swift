@@ -50,6 +50,8 @@ public final class StreamMetrics: Sendable {
         var session = SessionTotals()
         var lastEventAt: ContinuousClock.Instant?
         var startedSessionTimeline = false
+        /// The session's reconnects by reason as its last state told them.
+        var reconnectsSeen: [TransportErrorCode: Int] = [:]
         /// Unregistered: a player still stopping must not register series again.
         var retired = false
     }
@@ -101,6 +103,7 @@ public final class StreamMetrics: Sendable {
             books.withLock {
                 $0.session = SessionTotals()
                 $0.startedSessionTimeline = false
+                $0.reconnectsSeen = [:]
             }
         }
     }
@@ -110,6 +113,7 @@ public final class StreamMetrics: Sendable {
         books.withLock {
             $0.session = SessionTotals()
             $0.startedSessionTimeline = false
+            $0.reconnectsSeen = [:]
         }
         set(.connecting)
     }
@@ -126,11 +130,18 @@ public final class StreamMetrics: Sendable {
         }
         guard let counter else { return }
         counter.increment()
-        switch event.code {
-        case .reconnect:
-            reconnect(reason: event.parameters["reason"].flatMap { if case .string(let text) = $0 { text } else { nil } })
-        default:
-            break
+    }
+
+    /// A session's reconnects so far, by reason, as its playback state tells them: what is new since the last state
+    /// is counted.
+    public func reconnected(_ counts: [TransportErrorCode: Int]) {
+        let new = books.withLock { books in
+            defer { books.reconnectsSeen = counts }
+            return counts.map { ($0.key, $0.value - books.reconnectsSeen[$0.key, default: 0]) }.filter { $0.1 > 0 }
+        }
+        for (reason, count) in new {
+            let counter = reconnects[reason.rawValue] ?? reconnects["other"]
+            counter?.increment(by: Int64(count))
         }
     }
 

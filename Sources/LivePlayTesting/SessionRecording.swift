@@ -14,6 +14,8 @@ public struct SessionRecording: Sendable {
     public var statuses: [NetStatus] = []
     /// Every read as the play loop took it (with `recordsArrivals`).
     public var arrivals: [ArrivalRead] = []
+    /// What the playback was, each time that changed (``PlaybackState``).
+    public var states: [PlaybackState] = []
 
     /// The event codes in order.
     public var codes: [Int] { events.map(\.code.rawValue) }
@@ -44,7 +46,7 @@ public struct SessionRecording: Sendable {
                     onEvent: { event in
                         box.append(event)
                         if stopWhen(event) { box.signalStop() }
-                    }, onStatus: box.append)
+                    }, onStatus: box.append, onState: box.append)
             }
             if let script {
                 group.addTask {
@@ -68,7 +70,8 @@ public struct SessionRecording: Sendable {
         var events = box.events
         let summary = events.last?.code == .sessionSummary ? events.removeLast() : nil
         return SessionRecording(
-            outcome: outcome, events: events, summary: summary, statuses: box.statuses, arrivals: arrivals?.reads ?? [])
+            outcome: outcome, events: events, summary: summary, statuses: box.statuses, arrivals: arrivals?.reads ?? [],
+            states: box.states)
     }
 }
 
@@ -97,11 +100,14 @@ fileprivate final class EventBox: @unchecked Sendable {
     private let lock = NSLock()
     private var storage: [PlayEvent] = []
     private var statusStorage: [NetStatus] = []
+    private var stateStorage: [PlaybackState] = []
     private var stop = false
 
     func append(_ event: PlayEvent) { lock.withLock { storage.append(event) } }
     func append(_ status: NetStatus) { lock.withLock { statusStorage.append(status) } }
     var statuses: [NetStatus] { lock.withLock { statusStorage } }
+    func append(_ state: PlaybackState) { lock.withLock { stateStorage.append(state) } }
+    var states: [PlaybackState] { lock.withLock { stateStorage } }
     func signalStop() { lock.withLock { stop = true } }
     var events: [PlayEvent] { lock.withLock { storage } }
     var shouldStop: Bool { lock.withLock { stop } }

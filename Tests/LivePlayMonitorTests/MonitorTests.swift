@@ -64,6 +64,24 @@ import Testing
         }
     }
 
+    /// Reconnects are counted by reason from the playback's typed state: what is new since its last state, once; a
+    /// reason the page does not list goes to `other`; a new session counts from its own start.
+    @Test func reconnectsAreCountedByReasonFromThePlaybackState() {
+        let registry = PrometheusCollectorRegistry()
+        let stream = StreamMetrics(id: "news", registry: registry)
+        let count = { (reason: String) in
+            Self.value(registry.emitToString(), #"liveplay_reconnects_total{stream="news",reason="\#(reason)"}"#) ?? -1
+        }
+        let closed = TransportErrorCode(rawValue: "server_closed"), odd = TransportErrorCode(rawValue: "gremlins")
+        stream.reconnected([closed: 1])
+        stream.reconnected([closed: 1])
+        stream.reconnected([closed: 3, odd: 1])
+        #expect(count("server_closed") == 3 && count("other") == 1)
+        stream.sessionStarted()
+        stream.reconnected([closed: 1])
+        #expect(count("server_closed") == 4, "the new session's first")
+    }
+
     /// Start-up times go to one histogram for the whole monitor (a thousand streams' buckets were half the page),
     /// and each stream's last start to its own gauges, which appear with its first start.
     @Test func startUpTimesAreOneHistogramForAllStreamsAndAGaugePerStream() {

@@ -65,6 +65,10 @@ import Testing
         #expect(codes.filter { $0 == 2003 }.count == 2, "media again: \(codes)")
         let lost = try #require(codes.firstIndex(of: 2103))
         #expect([3004, 3005].contains(codes[lost - 1]), "the loss says why: \(codes)")
+        // The typed state counts the same reconnects, by the reason the events give.
+        let reasons = recording.events.filter { $0.code == .reconnect }.compactMap { $0.parameters["reason"]?.description }
+        let counted = try #require(recording.states.last?.reconnects)
+        #expect(counted.values.reduce(0, +) == reasons.count && Set(counted.keys.map(\.rawValue)) == Set(reasons), "\(counted)")
     }
 
     @Test func aServerThatNeverComesBackEndsInDisconnect() async throws {

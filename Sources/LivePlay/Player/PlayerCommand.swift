@@ -93,6 +93,9 @@ public struct PlaybackState: Sendable, Hashable {
     /// The session's startup milestones, once its first picture (or sound) was presented: what the first
     /// `PLAY_EVT_PLAY_BEGIN` tells as `startup_*_ms`.
     public var startup: StartupTimeline?
+    /// The reconnects of this playback so far, by what broke the connection (`PLAY_WARNING_RECONNECT`'s `reason`):
+    /// counts that only grow, so a front end that sees two states knows how many came between them.
+    public var reconnects: [TransportErrorCode: Int] = [:]
 
     public init() {}
 

@@ -29,6 +29,8 @@ final class SessionReporter {
     var emitState: (PlaybackState) -> Void = { _ in }
     /// What the playback was last told to be.
     private(set) var playbackState = PlaybackState()
+    /// The reconnects so far, by reason (``PlaybackState/reconnects``).
+    private(set) var reconnects: [TransportErrorCode: Int] = [:]
     var time: SessionTime
     private(set) var statistics = PlaybackStatistics()
     private(set) var startup = StartupTimeline()
@@ -74,6 +76,13 @@ final class SessionReporter {
     /// Records a startup milestone the first time it happens, at the session's time now.
     func reached(_ milestone: WritableKeyPath<StartupTimeline, Duration?>) {
         startup.record(milestone, time.elapsed)
+    }
+
+    /// A reconnect after `error`: counted, and told (2103).
+    func reconnecting(attempt: Int, of retryCount: Int, after error: TransportError) {
+        statistics.reconnected()
+        reconnects[error.code, default: 0] += 1
+        report(Reports.retrying(attempt: attempt, of: retryCount, after: error))
     }
 
     func count(_ update: (inout PlaybackStatistics) -> Void) {

@@ -32,6 +32,7 @@ extension LiveSession {
         state.present(playOut.settings)
         state.tracks = intake.tracks
         if reporter.startup.firstShown != nil { state.startup = reporter.startup }
+        state.reconnects = reporter.reconnects
         if movesTimeline { state.timeline = timeline }
         reporter.tell(state)
     }

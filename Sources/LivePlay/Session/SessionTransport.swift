@@ -45,8 +45,7 @@ extension LiveSession {
             reporter.report(lost)
             switch action {
             case .retry(let attempt, _):
-                reporter.count { $0.reconnected() }
-                reporter.report(Reports.retrying(attempt: attempt, of: configuration.connectRetryCount, after: error))
+                reporter.reconnecting(attempt: attempt, of: configuration.connectRetryCount, after: error)
             case .giveUp(let attempts):
                 // What arrived before the loss is played out first, then the error is reported.
                 let message = Reports.gaveUpMessage(after: attempts, everConnected: everConnected, error)
