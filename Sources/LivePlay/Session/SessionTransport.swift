@@ -65,7 +65,6 @@ extension LiveSession {
         streaming = false
         playOut.beginConnection()
         intake.beginConnection(outage: mediaLostAt.map { elapsed - $0 }, onDemand: playOut.onDemand)
-        playOut.videoAnnounced = intake.expectsVideo
     }
 
     /// One FLV element through the intake stage, and on to play-out. Every packet of a read arrived when the read
@@ -87,7 +86,6 @@ extension LiveSession {
             if case .mediaArrived = step { continue }
             playOut.take(step, arrivedAt: arrivedAt)
         }
-        playOut.videoAnnounced = intake.expectsVideo
     }
 
     /// Tells the taps how far playback got, and reports what they did.

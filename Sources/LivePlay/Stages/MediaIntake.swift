@@ -29,6 +29,9 @@ struct MediaIntake {
         case audioConfiguration(AudioCodecConfiguration)
         /// Metadata named a video codec: playback waits for a picture.
         case videoAnnounced
+        /// The FLV header's video flag (often set on audio-only streams): the first picture, not the first sound, is
+        /// the first frame, but playback does not wait for one.
+        case videoFlagged
         /// The colour description of the pictures from this session time on (nil: none).
         case colorInfo(VideoColorInfo?, from: MediaTimestamp)
         /// The stream's sound is silent until more comes (Enhanced RTMP's empty audio message, SequenceEnd).
@@ -155,6 +158,7 @@ struct MediaIntake {
                     .report(Reports.malformedData(warning, count: summary.count, suppressed: summary.suppressed)))
             }
         case .header(let header):
+            if header.hasVideo, !expectsVideo { steps.append(.videoFlagged) }
             expectsVideo = expectsVideo || header.hasVideo
         case .tracks(let tracks):
             self.tracks = tracks

@@ -11,6 +11,8 @@ extension PlayOut {
         sawFrame = false
         connectionMedia = false
         beginGate.connectionBegan()
+        // What the new connection's header and metadata say is learned again (``MediaIntake/Step/videoAnnounced``).
+        videoAnnounced = false
     }
 
     /// What the intake stage passed on: packets, configurations, what the stream announced.
@@ -37,6 +39,9 @@ extension PlayOut {
             if decodes { take(decoding.received(audio)) }
         case .videoAnnounced:
             engine.expectsVideo = true
+            videoAnnounced = true
+        case .videoFlagged:
+            videoAnnounced = true
         case .colorInfo(let info, let from):
             presenter.colorChanged(to: info, from: from)
         case .audioSilence:
