@@ -8,6 +8,17 @@ import Testing
 /// fly, volume and mute without a click, render settings carried to the sink, and the last picture.
 /// Sessions run in virtual time on a file, so every figure is the same each run.
 @Suite struct FrontEndControlTests {
+    /// Keeps the timing of every picture and acts once, when the tenth is shown (mid-playback).
+    final class TenthPictureSink: VideoSink, @unchecked Sendable {
+        var shown: [FrameTiming] = []
+        let onTenth: () -> Void
+        init(onTenth: @escaping () -> Void) { self.onTenth = onTenth }
+        func present(_ frame: VideoFrame, timing: FrameTiming) {
+            shown.append(timing)
+            if shown.count == 10 { onTenth() }
+        }
+    }
+
     /// Keeps every sample it is given.
     final class SampleSink: AudioSink, @unchecked Sendable {
         private let lock = NSLock()
@@ -54,23 +65,14 @@ import Testing
         let path = try Fixture.h264AAC.path()
         let control = PlaybackControl()
         let second = RecordingSink()
-        final class Switcher: VideoSink, @unchecked Sendable {
-            var shown: [MediaTimestamp] = []
-            let onTenth: () -> Void
-            init(onTenth: @escaping () -> Void) { self.onTenth = onTenth }
-            func present(_ frame: VideoFrame, timing: FrameTiming) {
-                shown.append(timing.pts)
-                if shown.count == 10 { onTenth() }
-            }
-        }
-        let first = Switcher { control.setVideoSink(second) }
+        let first = TenthPictureSink { control.setVideoSink(second) }
         control.send(.renderMode(.fillScreen))
         control.send(.rotation(.rotation90))
         let outcome = await Self.run(path, video: first, control: control)
         #expect(outcome == .ended)
         let pictures = try Oracle.packets(path).filter { $0.stream == "video" }.map(\.pts).sorted()
         #expect(first.shown.count >= 10 && first.shown.count <= 12, "the change takes effect within a tick")
-        #expect((first.shown + second.pictures.map(\.timing.pts)).map(\.milliseconds) == pictures)
+        #expect((first.shown.map(\.pts) + second.pictures.map(\.timing.pts)).map(\.milliseconds) == pictures)
         #expect(second.pictures.allSatisfy { $0.timing.renderMode == .fillScreen && $0.timing.rotation == .rotation90 })
         #expect(control.lastPicture?.pts.milliseconds == pictures.last, "the last picture, for a snapshot")
     }
@@ -81,16 +83,7 @@ import Testing
     @Test func relativeCommandsActOnWhatTheSessionHoldsAndItsStateComesBackTyped() async throws {
         let path = try Fixture.h264AAC.path()
         let control = PlaybackControl()
-        final class Presser: VideoSink, @unchecked Sendable {
-            var shown: [FrameTiming] = []
-            let onTenth: () -> Void
-            init(onTenth: @escaping () -> Void) { self.onTenth = onTenth }
-            func present(_ frame: VideoFrame, timing: FrameTiming) {
-                shown.append(timing)
-                if shown.count == 10 { onTenth() }
-            }
-        }
-        let sink = Presser {
+        let sink = TenthPictureSink {
             for command: PlayerCommand in [
                 .changeVolume(by: -30), .changeVolume(by: -30), .toggleMute, .rotateClockwise, .rotateClockwise,
                 .togglePause, .togglePause, .changeVolume(by: -90),
