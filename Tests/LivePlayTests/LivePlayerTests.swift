@@ -127,6 +127,36 @@ import Testing
         #expect(events.last?.message == "\(posted - 1)", "the newest survive")
     }
 
+    /// A full queue drops the oldest state (or net status) before any event: a later state tells the same, an event
+    /// lost is lost.
+    @Test func aFullQueueDropsStatesBeforeEvents() async {
+        let gate = DispatchSemaphore(value: 0)
+        let delivered = LockedBox<[PlayerUpdate]>([])
+        let thread = PlaybackThread(name: "test-listener")
+        defer { thread.stop() }
+        let delivery = UpdateDelivery(on: thread) { update in
+            gate.wait()
+            gate.signal()
+            delivered.mutate { $0.append(update) }
+        }
+        // Half states, half events, interleaved: whenever the queue is full it holds a state to drop.
+        let pairs = UpdateDelivery.capacity + 50
+        for index in 0..<pairs {
+            var state = PlaybackState()
+            state.volume = index % 101
+            delivery.post(.state(state))
+            delivery.post(.event(PlayEvent(.playProgress, "\(index)", elapsedMilliseconds: Int64(index))))
+        }
+        gate.signal()
+        await delivery.finish()
+        let events = delivered.value.compactMap { update -> PlayEvent? in
+            if case .event(let event) = update, event.code == .playProgress { event } else { nil }
+        }
+        let states = delivered.value.filter { if case .state = $0 { true } else { false } }
+        #expect(events.map(\.message) == (0..<pairs).map { "\($0)" }, "every event delivered, in order")
+        #expect(states.count <= pairs - 100, "the states made room: \(states.count) of \(pairs) delivered")
+    }
+
     @Test func theAsyncFaceStreamsUpdatesAndCancellationStops() async throws {
         let (server, port) = try await LabSessionTests.server()
         let player = LivePlayer(configuration: LabSessionTests.configuration(retries: 0))
