@@ -27,6 +27,8 @@ while let event = try reader.next() {
         audioSamples += frame.sampleCount
     case .decodeError(let kind, let error):
         print("\(kind.rawValue) decode error: \(error)")
+    case .hardware(_, let decoder):
+        print("video decoder: \(decoder)")
     case .element:
         break
     }

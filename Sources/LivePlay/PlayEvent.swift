@@ -44,8 +44,13 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
     public static let reconnect = PlayEventCode(2103, "PLAY_WARNING_RECONNECT")
     public static let receiveDataLag = PlayEventCode(2104, "PLAY_WARNING_RECV_DATA_LAG")
     public static let videoPlayLag = PlayEventCode(2105, "PLAY_WARNING_VIDEO_PLAY_LAG")
+    /// Hardware decoding asked for by name could not start, or failed while playing: software decodes (`reason`,
+    /// `device`, `decoder`).
     public static let hardwareAccelerationFailed = PlayEventCode(2106, "PLAY_WARNING_HW_ACCELERATION_FAIL")
     public static let videoDiscontinuity = PlayEventCode(2107, "PLAY_WARNING_VIDEO_DISCONTINUITY")
+    /// The hardware decoder failed on the stream's first keyframe; software decoded that keyframe and goes on
+    /// (`reason`, `device`, `decoder`).
+    public static let firstKeyframeHardwareDecodeFailed = PlayEventCode(2108, "PLAY_WARNING_FIRST_IDR_HW_DECODE_FAIL")
     public static let dnsFailed = PlayEventCode(3001, "PLAY_WARNING_DNS_FAIL")
     public static let serverConnectFailed = PlayEventCode(3002, "PLAY_WARNING_SEVER_CONN_FAIL")
     public static let handshakeFailed = PlayEventCode(3003, "PLAY_WARNING_SHAKE_FAIL")
@@ -112,11 +117,11 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
     /// played, then 2006; `received_s`, `EVT_PLAY_DURATION` (promised), `cut_inside_tag_bytes`.
     public static let truncated = PlayEventCode(9103, "LIVEPLAY_WARNING_TRUNCATED")
 
-    /// Every code liveplay can emit (not 2106: it decodes in software).
+    /// Every code liveplay can emit.
     public static let known: [PlayEventCode] = [
         connectSucceeded, rtmpStreamBegin, receivedFirstKeyframe, playBegin, playProgress, playEnd, playLoading,
         startVideoDecoder, changeResolution, getMessage, streamSwitchSucceeded, getMetadata, videoDecodeFailed, audioDecodeFailed, reconnect,
-        receiveDataLag, videoPlayLag, videoDiscontinuity, dnsFailed, serverConnectFailed,
+        receiveDataLag, videoPlayLag, hardwareAccelerationFailed, videoDiscontinuity, firstKeyframeHardwareDecodeFailed, dnsFailed, serverConnectFailed,
         handshakeFailed, serverDisconnected, readWriteFailed, networkDisconnected, fileNotFound, hevcDecodeFailed, streamSwitchFailed,
         serverRefused, catchUpStarted, catchUpEnded, catchUpSkip, latencyChanged, listenerOverflow, sessionSummary,
         paused, resumed, unplayable, seekStarted, seekDone, audioVolume, switched, malformedData, recordBegan,

@@ -45,6 +45,9 @@ public typealias RGBPicture = LivePlayDecode.RGBPicture
 public typealias PNGEncoder = LivePlayDecode.PNGEncoder
 public typealias DecoderOptions = LivePlayDecode.DecoderOptions
 public typealias DecodeError = LivePlayDecode.DecodeError
+public typealias HardwareDecoding = LivePlayDecode.HardwareDecoding
+public typealias HardwareDevice = LivePlayDecode.HardwareDevice
+public typealias HardwareNotice = LivePlayDecode.HardwareNotice
 public typealias CodecLog = LivePlayDecode.CodecLog
 
 // Transports (LivePlayTransport): options, and the seam for a transport of the caller's own.

@@ -64,6 +64,10 @@ public struct PlaybackStatistics: Sendable {
     /// on demand is read ahead in bursts and then not at all, while it plays at its own rate.
     public var ratesFollowPlayback = false
 
+    /// The video decoder in words, `h264 (nvdec)` or `hevc (software)` (the net status's and the summary's `decoder`);
+    /// empty before one opens.
+    public var decoder = ""
+
     /// A demuxed packet arrived.
     public mutating func received(_ packet: EncodedPacket) {
         if !ratesFollowPlayback { measureRate(of: packet) }

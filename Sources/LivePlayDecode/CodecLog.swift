@@ -56,6 +56,11 @@ private let lineHandler: @convention(c) (Int32, UnsafePointer<CChar>?) -> Void =
     var mapped = CodecLog.Level(libav: level)
     let text = CodecLog.clean(String(cString: line))
     if mapped == .warning, CodecLog.notes.contains(where: text.contains) { mapped = .debug }
+    if text.hasPrefix(CodecLog.deviceContext) {
+        // A device that does not open is reported once, by the decoder's 2106 with these words as its reason.
+        CodecLog.deviceLines.withLock { if $0.count < 8 { $0.append(text) } }
+        mapped = .debug
+    }
     guard CodecLog.router.wants(mapped) else { return }
     CodecLog.router.deliver(mapped, text)
 }
@@ -64,6 +69,11 @@ extension CodecLog {
     /// Warnings that say what the library did as it should, demoted to debug: nothing for a person to act on. The
     /// MP4 muxer estimates the last packet's duration from the ones before at the end of every recording.
     static let notes = ["Estimating the duration of the last packet in a fragment"]
+
+    /// What libavutil says while a device opens (``HardwareDevices``, which opens one at a time): the reason its
+    /// 2106 gives, at debug level in the log.
+    static let deviceContext = "AVHWDeviceContext: "
+    static let deviceLines = Mutex<[String]>([])
 
     /// `[h264 @ 0x55d…] error while decoding MB 3 4\n` → `h264: error while decoding MB 3 4`.
     static func clean(_ text: String) -> String {

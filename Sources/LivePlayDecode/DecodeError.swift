@@ -63,6 +63,8 @@ public struct DecodeOutput<Frame: Sendable>: Sendable {
     public var errors: [DecodeError] = []
     /// The packet was dropped because decoding waits for a keyframe.
     public var skipped = false
+    /// What a video decoder's device did (started, or gave up to software).
+    public var hardware: [HardwareNotice] = []
 
     public init() {}
 
@@ -71,5 +73,6 @@ public struct DecodeOutput<Frame: Sendable>: Sendable {
         frames.removeAll(keepingCapacity: true)
         errors.removeAll(keepingCapacity: true)
         skipped = false
+        if !hardware.isEmpty { hardware.removeAll() }
     }
 }

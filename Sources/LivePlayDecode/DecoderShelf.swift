@@ -31,7 +31,10 @@ public enum DecoderShelf {
             video.firstIndex { $0.decoder.configuration == configuration && $0.decoder.options == options }
                 .map { video.remove(at: $0) }
         }
-        if let shelved { return shelved.decoder }
+        if let shelved {
+            shelved.decoder.handedOn()
+            return shelved.decoder
+        }
         return try VideoDecoder(configuration: configuration, options: options)
     }
 

@@ -22,6 +22,11 @@ public struct PlanarPicture: Sendable, Hashable {
     public var pixelFormat: String
     /// Planes packed one after another without padding (ffmpeg's `rawvideo` layout of `pixelFormat`).
     public var bytes: [UInt8]
+
+    /// MD5 of ``bytes``, as ffmpeg's `framemd5` gives it for a picture in ``pixelFormat``.
+    public func md5() -> String {
+        bytes.withUnsafeBytes(md5Hex)
+    }
 }
 
 extension VideoFrame {

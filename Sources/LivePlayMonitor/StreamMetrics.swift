@@ -224,6 +224,8 @@ public final class StreamMetrics: Sendable {
         var labels = [("protocol", kind)]
         if !status.videoCodec.isEmpty { labels.append(("video_codec", status.videoCodec)) }
         if !status.audioCodec.isEmpty { labels.append(("audio_codec", status.audioCodec)) }
+        // What decodes the picture (`h264 (nvdec)`, `h264 (software)`); absent in probe mode, which decodes nothing.
+        if !status.decoder.isEmpty { labels.append(("decoder", status.decoder)) }
         if status.videoWidth > 0, status.videoHeight > 0 {
             labels += [("width", String(status.videoWidth)), ("height", String(status.videoHeight))]
         }
@@ -292,7 +294,7 @@ enum MetricName: String {
             case .lastConnect: ("last_connect", "seconds", "The stream's last session: its start to connected.")
             case .reconnects: ("reconnects", "total", "Reconnects, by reason.")
             case .events: ("events", "total", "Player events, by TXLivePlayer / liveplay code.")
-            case .info: ("stream_info", "", "The stream's protocol, codecs and picture size, as labels; always 1.")
+            case .info: ("stream_info", "", "The stream's protocol, codecs, decoder and picture size, as labels; always 1.")
             case .monitorStreams: ("monitor_streams", "", "Streams this replica watches (its shard of the list).")
             case .probeSuccess: ("probe_success", "", "1 if the target played during the probe.")
             case .probeDuration: ("probe_duration", "seconds", "How long the probe took.")

@@ -41,6 +41,9 @@ struct InspectCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "libavcodec threads per decoder (0 = one per core, at most 64).")
     var threads = 1
 
+    @Option(help: HardwareDecodingOption.help)
+    var hwdec: HardwareDecodingOption = .no
+
     func validate() throws {
         do {
             _ = try StreamAddress(parsing: file)
@@ -78,7 +81,7 @@ struct InspectCommand: AsyncParsableCommand {
             reader = try MediaReader(
                 path: path,
                 options: MediaReader.Options(
-                    decodes: frames, decoder: DecoderOptions(threadCount: threads),
+                    decodes: frames, decoder: DecoderOptions(threadCount: threads, hardware: hwdec.value),
                     demuxer: FLVDemuxer.Configuration(allTracks: packets && !frames)))
         } catch {
             throw failure(error)
@@ -111,6 +114,8 @@ struct InspectCommand: AsyncParsableCommand {
                     output.write(Self.frameLine(frame, hash: audioHash.format))
                 case .decodeError(let kind, let error):
                     Standard.error("warning: \(kind.rawValue) decode: \(error)")
+                case .hardware(let notice, let decoder):
+                    if let line = Self.hardwareLine(notice, decoder: decoder) { Standard.error(line) }
                 default:
                     break
                 }
@@ -214,7 +219,22 @@ struct InspectCommand: AsyncParsableCommand {
         line.add("pix_fmt", frame.pixelFormat)
         line.add("size", frame.packedSize)
         line.add("md5", frame.md5())
+        // A device's picture (NV12, P010) is also hashed as the planar picture software decodes to: the two compare.
+        if let planar = frame.planarBytes(), planar.pixelFormat != frame.pixelFormat {
+            line.add("planar_pix_fmt", planar.pixelFormat)
+            line.add("planar_md5", planar.md5())
+        }
         return line.line
+    }
+
+    /// What a device did, on stderr: a warning where `play` reports 2106 or 2108, else nothing.
+    static func hardwareLine(_ notice: HardwareNotice, decoder: String) -> String? {
+        switch notice {
+        case .started, .unavailable(_, _, warns: false): nil
+        case .unavailable(_, let reason, warns: true): "warning: hardware decoding did not start, \(decoder): \(reason)"
+        case .firstKeyframeFailed(_, let reason), .failed(_, let reason):
+            "warning: hardware decoding failed, \(decoder) from here: \(reason)"
+        }
     }
 
     static func frameLine(_ frame: AudioFrame, hash: AudioFrame.HashFormat) -> String {

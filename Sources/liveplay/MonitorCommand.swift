@@ -61,6 +61,9 @@ struct MonitorCommand: AsyncParsableCommand {
     @Flag(help: "Decode every stream (default: probe mode, transport and timing figures only).")
     var decode = false
 
+    @Option(help: HardwareDecodingOption.help)
+    var hwdec: HardwareDecodingOption = .no
+
     @Option(help: "Threads the streams' players share (0: a thread per stream; default: one per core).")
     var playThreads: Int?
 
@@ -154,6 +157,7 @@ struct MonitorCommand: AsyncParsableCommand {
         // The players' own diagnostics in the CLI's one voice, only from --log-level debug (as `play`'s).
         LoggingSystem.bootstrap { _ in PlainLogHandler(log: notes, level: level) }
         var configuration = LivePlayConfiguration(decodes: decode)
+        configuration.decoder.hardware = hwdec.value
         let threads = playThreads ?? ProcessInfo.processInfo.activeProcessorCount
         if threads > 0 { configuration.threads = PlaybackThreadGroup(threads: threads) }
         configuration.transport.readInterval = .milliseconds(readInterval)

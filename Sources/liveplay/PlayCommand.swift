@@ -146,6 +146,9 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Latency mode: auto (1–5 s adaptive), speed (1 s, catches up), smooth (5 s fixed cache).")
     var mode: LatencyModeOption = .auto
 
+    @Option(help: HardwareDecodingOption.help)
+    var hwdec: HardwareDecodingOption = .no
+
     @Option(parsing: .unconditional, help: "cacheTime in seconds: the fixed cache (smooth) and what loading waits for.")
     var cacheTime: Double?
 
@@ -431,6 +434,7 @@ struct PlayCommand: AsyncParsableCommand {
             transport: transport, latency: latency)
         configuration.startPosition = start.map { .seconds($0) }
         configuration.accurateSeek = !keyframeSeek
+        configuration.decoder.hardware = hwdec.value
         configuration.videoTrack = videoTrack
         configuration.audioTrack = audioTrack
         configuration.seiPayloadTypes = Set(sei.flatMap(\.types))

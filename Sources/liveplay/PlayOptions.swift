@@ -126,6 +126,28 @@ enum LatencyModeOption: String, CaseIterable, ExpressibleByArgument {
     }
 }
 
+/// `--hwdec` choices: mpv's names.
+enum HardwareDecodingOption: String, CaseIterable, ExpressibleByArgument {
+    case auto
+    case nvdec
+    case vaapi
+    case no
+
+    static let help: ArgumentHelp = """
+        Decode video on a GPU: auto (NVDEC, then VA-API, where the machine has one; software otherwise), nvdec, \
+        vaapi, or no (software, the default). A device that cannot decode the stream falls back to software (2106).
+        """
+
+    var value: HardwareDecoding {
+        switch self {
+        case .auto: .auto
+        case .nvdec: .nvdec
+        case .vaapi: .vaapi
+        case .no: .off
+        }
+    }
+}
+
 /// `--rtmp-enhanced`: whether an RTMP `connect` carries Enhanced RTMP v2's fields.
 enum RTMPEnhancedOption: String, CaseIterable, ExpressibleByArgument {
     case auto

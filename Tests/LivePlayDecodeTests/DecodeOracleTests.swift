@@ -18,6 +18,7 @@ struct Decoded {
             case .videoFrame(let frame): video.append(frame)
             case .audioFrame(let frame): audio.append(frame)
             case .decodeError(let kind, let error): errors.append((kind, error))
+            case .hardware(let notice, _): Issue.record("no device was asked for: \(notice)")
             case .element: break
             }
         }

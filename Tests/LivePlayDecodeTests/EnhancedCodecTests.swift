@@ -111,6 +111,7 @@ func expectInterior(_ ours: [String], equals expected: [String]) throws {
             case .videoFrame(let frame): video.append(FrameHash(size: frame.packedSize, md5: frame.md5()))
             case .audioFrame(let frame): audio.append(frame)
             case .decodeError(let kind, let error): Issue.record("\(kind): \(error)")
+            case .hardware(let notice, _): Issue.record("no device was asked for: \(notice)")
             case .element: break
             }
             if videoAtSwitch == nil, video.count == 30 {

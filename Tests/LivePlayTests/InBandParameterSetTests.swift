@@ -37,6 +37,7 @@ import Testing
             switch event {
             case .videoFrame(let frame): pictures.append(FrameHash(size: frame.packedSize, md5: frame.md5()))
             case .decodeError(let kind, let error): Issue.record("\(kind): \(error)")
+            case .hardware(let notice, _): Issue.record("no device was asked for: \(notice)")
             case .audioFrame, .element: break
             }
         }

@@ -503,6 +503,7 @@ private struct SinkMedia {
             case .videoFrame(let frame): video.append(frame)
             case .audioFrame(let frame): audio.append(frame)
             case .decodeError(let kind, let error): Issue.record("\(kind) decode error: \(error)")
+            case .hardware(let notice, _): Issue.record("no device was asked for: \(notice)")
             case .element: break
             }
         }

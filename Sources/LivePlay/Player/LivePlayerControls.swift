@@ -1,6 +1,6 @@
 import LivePlayBuffering
 public import LivePlayCore
-import LivePlayDecode
+public import LivePlayDecode
 
 /// The player's one control surface: ``send(_:)`` takes a ``PlayerCommand`` (which says what each does) and the calls
 /// after it, TXLivePlayer's names, are conveniences for it. What lasts from one playback to the next (volume, mute,
@@ -20,6 +20,12 @@ extension LivePlayer {
         case .rotation(let rotation): change { $0.rotation = rotation }
         case .rotateClockwise: change { $0.rotation = $0.rotation.turnedClockwise }
         case .latency(let parameters): configuration.latency = parameters
+        case .hardwareDecoding(let hardware):
+            let control = state.withLock { state in
+                state.configuration.decoder.hardware = hardware
+                return state.control
+            }
+            control?.send(command)
         case .seek(to: let position): beforePlaying(command) { $0.startPosition = position }
         case .startRecording(let options): beforePlaying(command) { $0.recording = options }
         case .stopRecording: beforePlaying(command) { $0.recording = nil }
@@ -55,6 +61,21 @@ extension LivePlayer {
     public func setRenderMode(_ mode: RenderMode) { send(.renderMode(mode)) }
     /// `PlayerCommand.rotation(_:)`.
     public func setRenderRotation(_ rotation: RenderRotation) { send(.rotation(rotation)) }
+
+    /// Whether video decodes on a device (`PlayerCommand.hardwareDecoding(_:)`): for the next playback, and for the
+    /// one playing from its next keyframe.
+    public var hardwareDecoding: HardwareDecoding {
+        get { configuration.decoder.hardware }
+        set { send(.hardwareDecoding(newValue)) }
+    }
+
+    /// TXLivePlayer's `enableHWAcceleration`: `auto` (what the machine has, software otherwise) or software. Unlike
+    /// TXLivePlayer's, it also takes effect while playing, at the next keyframe. Returns `true`.
+    @discardableResult
+    public func enableHWAcceleration(_ enabled: Bool) -> Bool {
+        send(.hardwareDecoding(enabled ? .auto : .off))
+        return true
+    }
 
     /// Replaces where pictures go, also while playing: the next picture goes to `sink` (`nil`: nowhere).
     public func setVideoSink(_ sink: (any VideoSink)?) {

@@ -10,6 +10,8 @@ public enum MediaEvent: Sendable {
     case audioFrame(AudioFrame)
     /// A packet or frame failed to decode; decoding goes on (video from the next keyframe).
     case decodeError(MediaKind, DecodeError)
+    /// What the video decoder's device did; `decoder` says what decodes now (`h264 (nvdec)`).
+    case hardware(HardwareNotice, decoder: String)
 }
 
 /// Demuxes (and optionally decodes) a local FLV file from start to end: the first end-to-end path.
@@ -129,6 +131,7 @@ public final class MediaReader {
             case .videoDecoderFailedToOpen(_, let error): queue.append(.decodeError(.video, error))
             case .audioDecoderFailedToOpen(_, let error): queue.append(.decodeError(.audio, error))
             case .failed(let kind, let error): queue.append(.decodeError(kind, error))
+            case .hardware(let notice, let decoder): queue.append(.hardware(notice, decoder: decoder))
             }
         }
     }

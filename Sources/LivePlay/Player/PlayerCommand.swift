@@ -1,5 +1,6 @@
 public import LivePlayBuffering
 public import LivePlayCore
+public import LivePlayDecode
 public import LivePlayFLV
 
 /// One thing a front end asks of a playback: what ``LivePlayer/send(_:)`` (and a session's
@@ -51,6 +52,9 @@ public enum PlayerCommand: Sendable, Hashable {
     case rotation(RenderRotation)
     /// The rotation a quarter turn further.
     case rotateClockwise
+    /// Decodes video on a device, or in software (TXLivePlayer's `enableHWAcceleration`, ``HardwareDecoding``): from
+    /// the next keyframe, with no reconnect and no gap; where the device cannot, software goes on (2106, 2108).
+    case hardwareDecoding(HardwareDecoding)
 }
 
 /// What a playback is, as its play loop last made it known: typed, for a front end to render (a control bar's button

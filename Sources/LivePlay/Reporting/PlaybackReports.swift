@@ -1,6 +1,7 @@
 import Foundation
 import LivePlayBuffering
 import LivePlayCore
+import LivePlayDecode
 import LivePlayFLV
 import LivePlayRecording
 import LivePlayTransport
@@ -90,7 +91,36 @@ extension Reports {
             return Report(.videoDecodeFailed, "\(error)")
         case .failed(.audio, let error):
             return Report(.audioDecodeFailed, "\(error)")
+        case .hardware(let notice, let decoder):
+            return hardware(notice, decoder: decoder)
         }
+    }
+
+    /// What a device did, as TXLivePlayer tells it: 2106 when one asked for by name does not start or gives up while
+    /// playing, 2108 when it failed on the first keyframe; nil for a device that started and for `auto`'s quiet
+    /// fallback (a debug line).
+    static func hardware(_ notice: HardwareNotice, decoder: String) -> Report? {
+        let (code, device, reason, message): (PlayEventCode, HardwareDevice?, String, String)
+        switch notice {
+        case .started, .unavailable(_, _, warns: false):
+            return nil
+        case .unavailable(let named, let why, warns: true):
+            (code, device, reason, message) = (
+                .hardwareAccelerationFailed, named, why, "failed to start hard decoding, soft decoding is used"
+            )
+        case .firstKeyframeFailed(let named, let why):
+            (code, device, reason, message) = (
+                .firstKeyframeHardwareDecodeFailed, named, why,
+                "hard decoding failed on the first keyframe, soft decoding is used"
+            )
+        case .failed(let named, let why):
+            (code, device, reason, message) = (
+                .hardwareAccelerationFailed, named, why, "hard decoding failed while playing, soft decoding is used"
+            )
+        }
+        var parameters: [String: PlayEventValue] = ["reason": .string(reason), "decoder": .string(decoder)]
+        if let device { parameters["device"] = .string(device.rawValue) }
+        return Report(code, "\(message): \(reason)", parameters)
     }
 
     /// The buffer is ready but nothing can be presented: `PLAY_EVT_PLAY_BEGIN` waits, and this says why, once.
@@ -185,7 +215,7 @@ extension Reports {
             droppedFrames: engine.buffer.droppedVideoFrames + presenter.droppedVideoFrames,
             framesShown: statistics.framesShown, reconnects: statistics.reconnects,
             mode: LatencyMode(matching: engine.parameters)?.rawValue ?? "custom",
-            receivedBytes: Int64(statistics.receivedBytes))
+            receivedBytes: Int64(statistics.receivedBytes), decoder: statistics.decoder)
     }
 
     /// `LIVEPLAY_EVT_SESSION_SUMMARY`: how the whole session went; for media on demand (`on_demand`), with no
@@ -203,6 +233,7 @@ extension Reports {
         ]
         if let firstShown { parameters["first_frame_ms"] = .int(firstShown.milliseconds) }
         if onDemand { parameters["on_demand"] = .bool(true) }
+        if !statistics.decoder.isEmpty { parameters["decoder"] = .string(statistics.decoder) }
         if let mean = statistics.meanLatency { parameters["mean_latency_ms"] = .int(mean.milliseconds) }
         if let p95 = statistics.p95Latency { parameters["p95_latency_ms"] = .int(p95.milliseconds) }
         return Report(.sessionSummary, "session summary", parameters)

@@ -85,7 +85,7 @@ public final class LiveSession<C: SessionClock> {
             logger: logger)
         playOut = PlayOut(
             configuration: configuration, presenter: Presenter(videoSink: videoSink, audioSink: audioSink),
-            control: control, reporter: reporter)
+            control: control, reporter: reporter, logger: logger)
         if let start = configuration.startPosition { control.send(.seek(to: start)) }
         if let recording = configuration.recording { control.send(.startRecording(recording)) }
     }

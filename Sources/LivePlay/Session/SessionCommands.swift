@@ -86,6 +86,7 @@ extension LiveSession {
         case .renderMode(let mode): playOut.settings.renderMode = mode
         case .rotation(let rotation): playOut.settings.rotation = rotation
         case .rotateClockwise: playOut.settings.rotation = playOut.settings.rotation.turnedClockwise
+        case .hardwareDecoding(let hardware): playOut.decoding.decode(on: hardware)
         }
         return nil
     }

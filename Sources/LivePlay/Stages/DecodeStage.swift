@@ -22,9 +22,11 @@ final class DecodeStage {
         case audioDecoderFailedToOpen(AudioCodecConfiguration, DecodeError)
         /// A packet or frame failed to decode; the decoder goes on from the next keyframe.
         case failed(MediaKind, DecodeError)
+        /// What the video decoder's device did (``HardwareNotice``); `decoder` says what decodes now.
+        case hardware(HardwareNotice, decoder: String)
     }
 
-    private let options: DecoderOptions
+    private var options: DecoderOptions
     private var video: VideoDecoder?
     private var audio: AudioDecoder?
     /// The newest configurations received (a ``PosterDecoder`` decodes with the video one).
@@ -50,6 +52,14 @@ final class DecodeStage {
     /// Whether a video decoder is open.
     var decodesVideo: Bool { video != nil }
     var decodesAudio: Bool { audio != nil }
+    /// The video decoder in words (`h264 (nvdec)`, `hevc (software)`), when one is open.
+    var videoDecoder: String? { video?.decoderDescription }
+
+    /// Video decodes with `hardware` from the next keyframe on (and every decoder opened after it).
+    func decode(on hardware: HardwareDecoding) {
+        options.hardware = hardware
+        video?.decode(on: hardware)
+    }
 
     /// A video sequence header arrived. The first opens a decoder at once (the fast path to the first
     /// picture); a change waits for the packets it belongs to.
@@ -104,7 +114,7 @@ final class DecodeStage {
                 outputs += openVideo(change)
             }
             guard let decoder = video else { return outputs }
-            Self.append(decoder.decode(packet), to: &outputs)
+            Self.append(decoder.decode(packet), decoder: decoder, to: &outputs)
         case .audio:
             if let change = audioChanges.due(at: packet.dts), change != audio?.configuration {
                 outputs = flushAudio()
@@ -119,7 +129,7 @@ final class DecodeStage {
     /// Drains the pictures the video decoder still holds; it then takes new input from a keyframe.
     func flushVideo() -> [Output] {
         var outputs: [Output] = []
-        if let video { Self.append(video.flush(), to: &outputs) }
+        if let video { Self.append(video.flush(), decoder: video, to: &outputs) }
         return outputs
     }
 
@@ -159,7 +169,8 @@ final class DecodeStage {
     }
 
     /// Errors first, then frames, appended in place: this runs for every packet.
-    private static func append(_ output: DecodeOutput<VideoFrame>, to outputs: inout [Output]) {
+    private static func append(_ output: DecodeOutput<VideoFrame>, decoder: VideoDecoder, to outputs: inout [Output]) {
+        for notice in output.hardware { outputs.append(.hardware(notice, decoder: decoder.decoderDescription)) }
         for error in output.errors { outputs.append(.failed(.video, error)) }
         for frame in output.frames { outputs.append(.video(frame)) }
     }

@@ -1,6 +1,7 @@
 import LivePlayBuffering
 import LivePlayCore
 import LivePlayDecode
+import Logging
 
 /// The play-out side of the play loop: jitter buffer and latency controller (``PlaybackEngine``), the
 /// ``DecodeStage`` and the ``Presenter``, advanced together once a turn.
@@ -26,6 +27,8 @@ final class PlayOut {
     /// A session's first picture and a preloaded stream's poster, each a keyframe decoded on its own.
     let posters: PosterDecoder
     let reporter: SessionReporter
+    /// What is said at debug level only (a device `auto` found, or did not).
+    let logger: Logger
     /// Pause, resume, latency and presentation changes asked for from other tasks; pictures shown, for them.
     let control: PlaybackControl
     let decodes: Bool
@@ -67,18 +70,23 @@ final class PlayOut {
     private var actions: [PlaybackAction] = []
 
     init(
-        configuration: LivePlayConfiguration, presenter: Presenter, control: PlaybackControl, reporter: SessionReporter
+        configuration: LivePlayConfiguration, presenter: Presenter, control: PlaybackControl, reporter: SessionReporter,
+        logger: Logger = Logger(label: "liveplay")
     ) {
         engine = PlaybackEngine(parameters: configuration.latency, limits: configuration.bufferLimits)
         decoding = DecodeStage(options: configuration.decoder)
         captions = CaptionStage(channel: configuration.captionChannel)
-        posters = PosterDecoder(options: configuration.decoder)
+        // A poster is one keyframe, decoded at once: in software, whatever decodes the stream.
+        var posterOptions = configuration.decoder
+        posterOptions.hardware = .off
+        posters = PosterDecoder(options: posterOptions)
         decodes = configuration.decodes
         accurateSeek = configuration.accurateSeek && configuration.decodes
         limits = configuration.bufferLimits
         self.presenter = presenter
         self.control = control
         self.reporter = reporter
+        self.logger = logger
         // A preloading pool's control outlives a session that fails: the next one is told it is on standby too.
         standby = StandbyPlayOut(budget: control.standbyBudget)
     }

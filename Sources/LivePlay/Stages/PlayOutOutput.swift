@@ -78,7 +78,14 @@ extension PlayOut {
                 beginGate.soundDecoded()
                 if !decoding.decodesVideo, !videoAnnounced { firstFrame() }
                 presenter.enqueue(frame)
-            case .started, .videoDecoderFailedToOpen, .audioDecoderFailedToOpen, .failed:
+            case .started, .hardware:
+                let decoder = decoding.videoDecoder ?? ""
+                reporter.count { $0.decoder = decoder }
+                if case .hardware(let notice, _) = output, Reports.hardware(notice, decoder: decoder) == nil {
+                    logger.debug("video decoder", metadata: ["decoder": "\(decoder)", "hardware": "\(notice)"])
+                }
+                if let report = Reports.decoding(output) { reporter.report(report) }
+            case .videoDecoderFailedToOpen, .audioDecoderFailedToOpen, .failed:
                 if let report = Reports.decoding(output) { reporter.report(report) }
             }
         }
