@@ -204,7 +204,16 @@ import Testing
         let lines = try EdgeTests.lines(output.text)
         let shown = lines.filter { $0["kind"] as? String == "frame" }.compactMap { $0["pts_ms"] as? Int }
         let pictures = try Oracle.packets(path).filter { $0.stream == "video" }.map { Int($0.pts) }.sorted()
-        #expect(shown == pictures, "every picture, the B-frames the decoder held back included: \(shown.count)")
+        // Every picture is shown, or counted dropped: a turn of the loop held up on a loaded machine (CI's two shards
+        // and a build beside them) finds two pictures due and shows the newer, as any player does; the pictures the
+        // decoder held back that were never drained would be neither. The last one, which nothing can supersede,
+        // is one of those and is always shown.
+        let summary = try #require(lines.last { $0["code"] as? Int == 9006 }?["params"] as? [String: Any])
+        let dropped = summary["dropped_frames"] as? Int ?? -1
+        #expect(shown == shown.sorted() && Set(shown).isSubset(of: pictures), "\(shown)")
+        #expect(shown.count + dropped == pictures.count, "\(shown.count) shown, \(dropped) dropped of \(pictures.count)")
+        #expect(dropped <= 3, "late pictures on a loaded machine only")
+        #expect(shown.last == pictures.last, "the B-frames the decoder held back included")
         let codes = lines.compactMap { $0["code"] as? Int }
         #expect(codes.filter { $0 < 0 } == [-2301])
         let lastFrame = try #require(lines.lastIndex { $0["kind"] as? String == "frame" })
