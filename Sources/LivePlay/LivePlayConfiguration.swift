@@ -57,6 +57,20 @@ public struct LivePlayConfiguration: Sendable {
     public var cache: MediaCache?
     /// The video and audio track a multitrack stream plays from the start (Enhanced RTMP v2 track ids); nil:
     /// the lowest id. ``PlaybackControl/selectTrack(_:_:)`` changes them while playing.
+    /// Where the stream is too, tried in order when the URL's source fails (refuses, answers with an HTTP error, ends,
+    /// or its reconnects run out): playback goes on from the next one (``SourceRotation``), told by
+    /// `LIVEPLAY_EVT_SOURCE_CHANGED` (9021); −2301 only once every source has had its retries. Live streams only: a
+    /// time-shifted one, or media on demand, reads the URL alone.
+    public var backupURLs: [String] = []
+    /// While a backup plays, how often the URL's source is tried in the background (doubling after each failed try,
+    /// up to 12 times this): once it gives a keyframe again, playback moves back to it between two reads (9021).
+    public var backupProbeInterval: Duration = .seconds(5)
+
+    /// The sources a playback of `url` reads, in order: `url`, then its backups (not with time-shift, whose ring
+    /// records the URL's stream alone).
+    func sourceURLs(_ url: String) -> [String] {
+        timeShift == nil ? [url] + backupURLs : [url]
+    }
     public var videoTrack: UInt8?
     public var audioTrack: UInt8?
     /// The threads this session shares with others (many streams in one process, `liveplay monitor`); `nil`: a

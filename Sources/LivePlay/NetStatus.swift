@@ -73,6 +73,8 @@ public struct NetStatus: Sendable, Hashable {
     public var durationMilliseconds: Int64?
     /// A multitrack stream's tracks (`tracks`, as 9016 lists them, the playing ones marked); `nil` otherwise.
     public var tracks: String?
+    /// The source playing (secrets redacted) once playback moved from the URL to a backup or back (`source`).
+    public var source: String?
     /// The video decoder: `h264 (nvdec)`, `hevc (software)`; empty before one opens (`decoder`).
     public var decoder = ""
 
@@ -120,6 +122,7 @@ public struct NetStatus: Sendable, Hashable {
         if let durationMilliseconds { values["duration_ms"] = .int(durationMilliseconds) }
         if let tracks { values["tracks"] = .string(tracks) }
         if !decoder.isEmpty { values["decoder"] = .string(decoder) }
+        if let source { values["source"] = .string(source) }
         return values
     }
 
@@ -132,7 +135,7 @@ public struct NetStatus: Sendable, Hashable {
         "NET_STATUS_AV_RECV_INTERVAL", "NET_STATUS_AV_PLAY_INTERVAL", "NET_STATUS_VIDEO_GOP", "NET_STATUS_AUDIO_INFO",
         "state", "latency_ms", "e2e_latency_ms", "target_ms", "rate", "stutters", "stutter_ms", "dropped_frames",
         "frames_shown", "reconnects", "mode", "video_codec", "audio_codec", "audio_sample_rate", "audio_channels",
-        "received_bytes", "reason", "position_ms", "duration_ms", "tracks", "decoder",
+        "received_bytes", "reason", "position_ms", "duration_ms", "tracks", "decoder", "source",
     ]
 
     private static func rounded(_ value: Double) -> Double { (value * 10).rounded() / 10 }

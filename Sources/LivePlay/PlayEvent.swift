@@ -106,6 +106,9 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
     /// A caption left the screen (``LivePlayConfiguration/captionChannel``): `start_ms`, `end_ms` (the times of the
     /// pictures it showed with, stream time), `text` (lines separated by `\n`), `channel` (`CC1` to `CC4`, `TEXT`).
     public static let caption = PlayEventCode(9020, "LIVEPLAY_EVT_CAPTION")
+    /// The source failed and playback goes on from another (``LivePlayConfiguration/backupURLs``): `source` (0 the
+    /// URL, 1… its backups), `url` (secrets redacted), `reason` (why the one before failed).
+    public static let sourceChanged = PlayEventCode(9021, "LIVEPLAY_EVT_SOURCE_CHANGED")
     /// liveplay's own warning: the stream carries malformed data the demuxer skipped (a lying PreviousTagSize,
     /// an oversized tag, bad script data), reported at most once per kind every 10 s with counts.
     public static let malformedData = PlayEventCode(9101, "LIVEPLAY_WARNING_MALFORMED_DATA")
@@ -126,7 +129,7 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
         serverRefused, catchUpStarted, catchUpEnded, catchUpSkip, latencyChanged, listenerOverflow, sessionSummary,
         paused, resumed, unplayable, seekStarted, seekDone, audioVolume, switched, malformedData, recordBegan,
         recordProgress, recordCompleted, recordFailed, tracksChanged, reconnectRequested, seiMessage, audioDownmix,
-        caption, truncated,
+        caption, truncated, sourceChanged,
     ]
 }
 

@@ -24,6 +24,9 @@ public enum SupervisorEvent: Sendable {
     /// The server asked for a reconnect (Enhanced RTMP's ReconnectRequest), to `tcUrl` when given: the connection
     /// ended before a keyframe and the next attempt follows at once, outside the retry budget.
     case moved(tcUrl: String?)
+    /// Playing from a backup, the first source answered a probe with a keyframe again: playback moves back to it at
+    /// once, between two reads, outside the retry budget (``SourceRotation``).
+    case firstSourceBack
 }
 
 /// Which track of a multitrack stream (Enhanced RTMP v2) plays for one media kind; `track` nil is the default
@@ -65,7 +68,11 @@ public struct GoodputLimits: Sendable, Hashable {
 /// media time received per time passed (``GoodputMeter``), on the clock the player passes in.
 public struct ConnectionSupervisor: Sendable {
     public let source: any ByteSource
+    /// Where the stream is too, tried in order when the source fails (``SourceRotation``).
+    public let backups: [any ByteSource]
     private let policy: ReconnectPolicy
+    /// How often the first source is tried while a backup plays: doubled after each failed probe, up to 12 times.
+    private let probeInterval: Duration
     private let goodput: GoodputLimits
     private let now: @Sendable () -> Duration
     private let sleep: @Sendable (Duration) async throws -> Void
@@ -74,10 +81,13 @@ public struct ConnectionSupervisor: Sendable {
     ///   - now: the player's clock, as time since its playback started.
     ///   - sleep: the retry delay's timer, on the same clock.
     public init(
-        source: any ByteSource, policy: ReconnectPolicy, goodput: GoodputLimits, now: @escaping @Sendable () -> Duration,
+        source: any ByteSource, backups: [any ByteSource] = [], probeInterval: Duration = .seconds(5),
+        policy: ReconnectPolicy, goodput: GoodputLimits, now: @escaping @Sendable () -> Duration,
         sleep: @escaping @Sendable (Duration) async throws -> Void
     ) {
         self.source = source
+        self.backups = backups
+        self.probeInterval = probeInterval
         self.policy = policy
         self.goodput = goodput
         self.now = now
@@ -94,6 +104,25 @@ public struct ConnectionSupervisor: Sendable {
     ///   (`nil`: the request's event loop).
     /// - Throws: ``TransportError/Code/invalidURL`` for a URL that names no source, or the HTTP client's
     ///   failure to shut down.
+    /// ``withSource(for:options:logger:timer:_:)`` for each of `urls`: `body` gets their sources in order, and every
+    /// HTTP client is shut down when it returns.
+    public static func withSources<Result>(
+        for urls: [String], options: TransportOptions, logger: Logger, timer: (any DeadlineTimer)?,
+        _ body: ([any ByteSource]) async -> Result
+    ) async throws(TransportError) -> Result {
+        func opening(_ rest: ArraySlice<String>, _ opened: [any ByteSource]) async -> Swift.Result<Result, TransportError> {
+            guard let url = rest.first else { return .success(await body(opened)) }
+            do {
+                return try await withSource(for: url, options: options, logger: logger, timer: timer) { source in
+                    await opening(rest.dropFirst(), opened + [source])
+                }
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try await opening(urls[...], []).get()
+    }
+
     public static func withSource<Result>(
         for url: String, options: TransportOptions, logger: Logger, timer: (any DeadlineTimer)?,
         _ body: (any ByteSource) async -> Result
@@ -124,11 +153,91 @@ public struct ConnectionSupervisor: Sendable {
         from offset: Int64?, tracks: (video: UInt8?, audio: UInt8?) = (nil, nil),
         deliver: (SupervisorEvent) async -> Bool, trackRequests: () -> [TrackSelection] = { [] }
     ) async {
-        var policy = policy
+        // While a backup plays, a child task probes the first source; the read loop looks at its answer between reads.
+        await withTaskGroup(of: Void.self) { probes in
+            await read(
+                from: offset, tracks: tracks, deliver: deliver, trackRequests: trackRequests,
+                probe: { answer in probes.addTask { await probeFirstSource(answer: answer) } })
+            probes.cancelAll()
+        }
+    }
+
+    /// Tries the first source every ``probeInterval`` (doubling after a failure, at most 12 times that) until one
+    /// connection gives a video keyframe (or, for a stream without video, media) within its handshake and no-data
+    /// limits; then says so, and ends. Cancelled with the read loop.
+    private func probeFirstSource(answer: Latch<Void>) async {
+        var backoff = Backoff(initial: probeInterval, maximum: probeInterval * 12)
+        while !Task.isCancelled {
+            do {
+                try await sleep(backoff.failed())
+            } catch {
+                return
+            }
+            let connection = source.makeConnection()
+            var demuxer = FLVDemuxer()
+            var media = false
+            var audioPackets = 0
+            do throws(TransportError) {
+                reading: while let event = try await connection.next() {
+                    switch event {
+                    case .bytes(let bytes): demuxer.append(bytes)
+                    case .tags(let tags): for tag in tags { demuxer.append(tag: tag) }
+                    default: continue
+                    }
+                    while let element = try? demuxer.nextElement() {
+                        guard case .packet(let packet) = element else { continue }
+                        // A video keyframe, or, for a stream without video, a second or so of sound.
+                        if packet.kind == .audio { audioPackets += 1 }
+                        if packet.kind == .video ? packet.isKeyframe : audioPackets >= 50 {
+                            media = true
+                            break reading
+                        }
+                    }
+                }
+            } catch {
+                media = false
+            }
+            await connection.close()
+            if media {
+                answer.set(())
+                return
+            }
+        }
+    }
+
+    private func read(
+        from offset: Int64?, tracks: (video: UInt8?, audio: UInt8?), deliver: (SupervisorEvent) async -> Bool,
+        trackRequests: () -> [TrackSelection], probe: (Latch<Void>) -> Void
+    ) async {
+        let sources = [source] + backups
+        var rotation = SourceRotation(policy: policy, sources: sources.count)
+        /// The answer of the probe of the first source that runs (started when a backup's turn began; it ends when it
+        /// finds the source playing, and sets this).
+        var firstSource: Latch<Void>?
         var attempt = 0
         var tracks = tracks
         var source = source
-        while !Task.isCancelled {
+        /// Tells the play loop what the loss leads to and waits its delay; false when playback stops here.
+        func next(after error: TransportError, _ action: ReconnectPolicy.Action) async -> Bool {
+            guard await deliver(.lost(error, action)) else { return false }
+            let delay: Duration
+            switch action {
+            case .giveUp: return false
+            case .retry(_, let after), .nextSource(_, let after): delay = after
+            }
+            do {
+                try await sleep(delay)
+                return true
+            } catch {
+                return false
+            }
+        }
+        connecting: while !Task.isCancelled {
+            if rotation.current != 0, firstSource == nil {
+                let answer = Latch<Void>()
+                firstSource = answer
+                probe(answer)
+            }
             guard await deliver(.attempt(attempt)) else { return }
             let connection = offset.flatMap(source.makeConnection(startingAt:)) ?? source.makeConnection()
             var move: String??
@@ -162,9 +271,20 @@ public struct ConnectionSupervisor: Sendable {
                         continue
                     }
                     reading.byteCount += event.mediaByteCount
-                    policy.connectionDelivered(media: reading.mediaDelivered)
+                    rotation.connectionDelivered(media: reading.mediaDelivered)
                     guard await deliver(.media(byteCount: event.mediaByteCount, elements)) else {
                         return await connection.close()
+                    }
+                    if firstSource?.value != nil {
+                        firstSource = nil
+                        if rotation.current != 0 {
+                            // Back to the first source between two reads: the buffer covers the new connection.
+                            await connection.close()
+                            guard await deliver(.firstSourceBack) else { return }
+                            rotation.backToFirst()
+                            source = sources[0]
+                            continue connecting
+                        }
                     }
                     if let failure {
                         await connection.close()
@@ -195,6 +315,16 @@ public struct ConnectionSupervisor: Sendable {
                     guard await deliver(.moved(tcUrl: move)) else { return }
                     continue
                 }
+                if sources.count > 1, !reading.isOnDemand {
+                    // A live stream that ends on one source goes on from the next, where it still plays.
+                    let ended = TransportError(.serverClosed, "the stream ended")
+                    let action = rotation.connectionLost(ended, ended: true)
+                    if case .nextSource = action {
+                        guard await next(after: ended, action) else { return }
+                        source = sources[rotation.current]
+                        continue
+                    }
+                }
                 if reading.leftoverBytes > 0 {
                     guard await deliver(.endedInsideTag(bytes: reading.leftoverBytes)) else { return }
                 }
@@ -203,15 +333,10 @@ public struct ConnectionSupervisor: Sendable {
             } catch {
                 await connection.close()
                 if Task.isCancelled { return }
-                let action = policy.connectionLost()
-                guard await deliver(.lost(error, action)) else { return }
-                guard case .retry(let next, let delay) = action else { return }
-                attempt = next
-                do {
-                    try await sleep(delay)
-                } catch {
-                    return
-                }
+                let action = rotation.connectionLost(error)
+                guard await next(after: error, action) else { return }
+                source = sources[rotation.current]
+                if case .retry(let number, _) = action { attempt = number }
             }
         }
     }

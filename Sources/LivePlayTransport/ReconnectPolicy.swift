@@ -31,6 +31,8 @@ public struct ReconnectPolicy: Sendable, Hashable {
         case retry(attempt: Int, after: Duration)
         /// Every attempt failed: report the disconnect and stop.
         case giveUp(attempts: Int)
+        /// Another of the playback's sources (``SourceRotation``; 0 the URL, 1… its backups) after `after`.
+        case nextSource(Int, after: Duration)
     }
 
     /// The connection failed or was lost.

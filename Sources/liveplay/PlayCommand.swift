@@ -149,6 +149,9 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(help: HardwareDecodingOption.help)
     var hwdec: HardwareDecodingOption = .no
 
+    @Option(name: .customLong("backup"), help: "Where the stream is too (repeatable, tried in order): when the URL's source refuses, answers with an HTTP error, ends or runs out of retries, playback goes on from the next (9021); -2301 only once every source has had its retries.")
+    var backups: [String] = []
+
     @Option(parsing: .unconditional, help: "cacheTime in seconds: the fixed cache (smooth) and what loading waits for.")
     var cacheTime: Double?
 
@@ -200,6 +203,12 @@ struct PlayCommand: AsyncParsableCommand {
             }
         }
         guard (0...8).contains(preload) else { throw ValidationError("--preload must be 0…8") }
+        for backup in backups {
+            guard (try? StreamURL.kind(of: backup)).map({ $0 != .file }) == true else {
+                throw ValidationError("--backup \(showSecrets ? backup : Redaction.url(backup)): not an HTTP(S)-FLV or RTMP(S) URL")
+            }
+        }
+        if !backups.isEmpty, urls.count > 1 { throw ValidationError("--backup goes with one URL, not with several") }
         if let switchEvery { try Seconds.check(switchEvery, "--switch-every") }
         if let switchStream {
             do {
@@ -316,7 +325,7 @@ struct PlayCommand: AsyncParsableCommand {
             configuration: try makeConfiguration(), videoSink: VideoFanOut([presented] + sinks.video),
             audioSink: sinks.audio, arrivalTap: sinks.arrivals, logger: Self.logger(level, log: log))
         let report = RunReport(
-            log: log, target: shown, retries: retries, tracks: (videoTrack, audioTrack),
+            log: log, target: shown, retries: retries, backups: backups.count, tracks: (videoTrack, audioTrack),
             also: sinks.captions.map { [$0] } ?? [])
         player.listener = report
         if let volumeEvaluation { player.enableAudioVolumeEvaluation(.milliseconds(volumeEvaluation)) }
@@ -435,6 +444,7 @@ struct PlayCommand: AsyncParsableCommand {
         configuration.startPosition = start.map { .seconds($0) }
         configuration.accurateSeek = !keyframeSeek
         configuration.decoder.hardware = hwdec.value
+        configuration.backupURLs = backups
         configuration.videoTrack = videoTrack
         configuration.audioTrack = audioTrack
         configuration.seiPayloadTypes = Set(sei.flatMap(\.types))

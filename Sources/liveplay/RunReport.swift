@@ -12,6 +12,8 @@ final class RunReport: LivePlayListener, Sendable {
     private let target: String
     /// Reconnect attempts after a failure (`--retries`): with none, nothing is retried.
     private let retries: Int
+    /// `--backup` sources: a first source that fails is followed by the next, not retried first.
+    private let backups: Int
     /// `--video-track`, `--audio-track`: a track asked for that the stream lacks is named when nothing plays.
     private let askedTracks: (video: UInt8?, audio: UInt8?)
     private let state = Mutex(State())
@@ -33,15 +35,17 @@ final class RunReport: LivePlayListener, Sendable {
     /// - Parameters:
     ///   - target: the URL as it may be shown (redacted unless secrets are shown).
     ///   - retries: `--retries`.
+    ///   - backups: how many `--backup` sources there are.
     ///   - also: outputs that take the events too.
     init(
-        log: EventLog, target: String, retries: Int, tracks: (video: UInt8?, audio: UInt8?) = (nil, nil),
+        log: EventLog, target: String, retries: Int, backups: Int = 0, tracks: (video: UInt8?, audio: UInt8?) = (nil, nil),
         also: [any LivePlayListener] = []
     ) {
         self.log = log
         self.also = also
         self.target = target
         self.retries = retries
+        self.backups = backups
         askedTracks = tracks
     }
 
@@ -96,7 +100,8 @@ final class RunReport: LivePlayListener, Sendable {
                 guard !state.connected, !state.toldConnectFailure else { break }
                 // TXLivePlayer retries a first connection too, and so does liveplay; the person hears why now.
                 state.toldConnectFailure = true
-                return "\(event.message) (\(target)); \(Self.hint(event.code))" + (retries > 0 ? " Retrying…" : "")
+                let next = backups > 0 ? " Trying the backup…" : retries > 0 ? " Retrying…" : ""
+                return "\(event.message) (\(target)); \(Self.hint(event.code))" + next
             default:
                 if event.code.isError { state.lastError = event }
             }

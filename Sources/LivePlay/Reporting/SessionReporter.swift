@@ -132,6 +132,9 @@ final class SessionReporter {
     /// The net status once a whole second of the session clock has passed; rates cover the second since the
     /// previous one. Returns whether it was due.
     /// - Parameter onDemand: media on demand: its position and length, seconds.
+    /// The source playing, secrets redacted, once playback moved to another (``Reports/sourceChanged(to:url:after:)``).
+    var source: String?
+
     func statusIfDue(
         at now: Duration, connecting: Bool, playOut: PlayOut, intake: MediaIntake, decodes: Bool,
         endToEndLatency: @autoclosure () -> Int64?, onDemand: @autoclosure () -> (position: Double, length: Double)?
@@ -154,6 +157,7 @@ final class SessionReporter {
         status.reason = playing || engine.isPaused ? nil : playOut.notPlayingReason
         let tracks = intake.description.tracks
         if !tracks.isEmpty { status.tracks = tracks.map(\.summary).joined(separator: "; ") }
+        status.source = source
         if let media = onDemand() {
             status.positionMilliseconds = Int64((media.position * 1000).rounded())
             status.durationMilliseconds = Int64((media.length * 1000).rounded())

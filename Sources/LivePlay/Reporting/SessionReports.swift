@@ -104,6 +104,17 @@ enum Reports {
     }
 
     /// 9017: a server's reconnect request, carried out.
+    /// The source failed (`error`; nil: the first source answered a probe again); playback goes on from source `index`
+    /// (0 the URL, 1… its backups), `url`.
+    static func sourceChanged(to index: Int, url: String, after error: TransportError?) -> Report {
+        let shown = Redaction.url(url)
+        let which = index == 0 ? "the first source" : "backup \(index)"
+        let why = error?.message ?? "the first source plays again"
+        return Report(
+            .sourceChanged, "\(why): playing from \(which), \(shown)",
+            ["source": .int(Int64(index)), "url": .string(shown), "reason": .string(error?.code.rawValue ?? "back")])
+    }
+
     static func reconnectRequested(to tcUrl: String?) -> Report {
         guard let tcUrl else {
             return Report(.reconnectRequested, "the server asked for a reconnect: reconnecting", [:])

@@ -123,11 +123,12 @@ public final class LiveSession<C: SessionClock> {
     }
 
     private func connectAndPlay() async -> PlaybackOutcome {
-        if let source { return await play(source) }
+        if let source { return await play([source]) }
         do {
-            return try await SessionSource.with(url, configuration, logger: logger, timer: realTimeThread) { source in
-                guard let options = configuration.timeShift, !(source is FileByteSource) else { return await play(source) }
-                return await playTimeShifted(source, options)
+            let urls = configuration.sourceURLs(url)
+            return try await SessionSource.with(urls, configuration, logger: logger, timer: realTimeThread) { sources in
+                guard let options = configuration.timeShift, !(sources[0] is FileByteSource) else { return await play(sources) }
+                return await playTimeShifted(sources[0], options)
             }
         } catch where error.code == .invalidURL {
             return reporter.fail(.fileNotFound, "\(Redaction.url(url)) cannot be played: \(error.message)")
@@ -149,9 +150,9 @@ public final class LiveSession<C: SessionClock> {
 
     /// Reads the source through the transport's supervisor (a child task, so buffered media keeps playing
     /// while a connection is down) until playback ends; again from elsewhere after a seek.
-    func play(_ source: any ByteSource) async -> PlaybackOutcome {
+    func play(_ sources: [any ByteSource]) async -> PlaybackOutcome {
         let supervisor = ConnectionSupervisor(
-            source: source,
+            source: sources[0], backups: Array(sources.dropFirst()), probeInterval: configuration.backupProbeInterval,
             policy: ReconnectPolicy(
                 retryCount: configuration.connectRetryCount, retryInterval: configuration.connectRetryInterval),
             goodput: GoodputLimits(

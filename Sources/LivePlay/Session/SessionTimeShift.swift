@@ -29,7 +29,7 @@ extension LiveSession {
         }
         return await withTaskGroup(of: Void.self) { group in
             group.addTask { await source.record() }
-            let outcome = await play(source)
+            let outcome = await play([source])
             group.cancelAll()
             return outcome
         }

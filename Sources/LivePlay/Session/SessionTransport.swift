@@ -41,9 +41,15 @@ extension LiveSession {
             if mediaLostAt == nil { mediaLostAt = elapsed }
             playOut.connectionLost(after: intake.admission.newestVideo)
             let (lost, isFinal) = Reports.lost(error, streaming: streaming)
-            guard !isFinal else { return reporter.fail(lost.code, lost.message) }
-            reporter.report(lost)
+            // With backups a source's refusal ends only its turn; −2301 comes once every source has had its retries.
+            let hasBackups = configuration.sourceURLs(url).count > 1
+            guard !isFinal || hasBackups else { return reporter.fail(lost.code, lost.message) }
+            if !isFinal { reporter.report(lost) }
             switch action {
+            case .nextSource(let index, _):
+                let sourceURL = index == 0 ? url : configuration.backupURLs[index - 1]
+                reporter.source = Redaction.url(sourceURL)
+                reporter.report(Reports.sourceChanged(to: index, url: sourceURL, after: error))
             case .retry(let attempt, _):
                 reporter.reconnecting(attempt: attempt, of: configuration.connectRetryCount, after: error)
             case .giveUp(let attempts):
@@ -57,6 +63,9 @@ extension LiveSession {
             playOut.finish(.ended)
         case .moved(let tcUrl):
             reporter.report(Reports.reconnectRequested(to: tcUrl))
+        case .firstSourceBack:
+            reporter.source = Redaction.url(url)
+            reporter.report(Reports.sourceChanged(to: 0, url: url, after: nil))
         }
         return nil
     }
