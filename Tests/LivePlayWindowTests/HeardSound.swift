@@ -31,6 +31,15 @@ struct HeardSound {
         var heardIndex = 0
         var givenIndex = 0
         aligned.reserveCapacity(min(heard.count, given.count))
+        // Silence before the first sound is what the device played before it, less the silence the sound itself begins
+        // with (a stream's first decoded block can be exact zeros). Matched sample for sample from the start, those
+        // zeros of the sound would take the device's leading silence for their own and leave a gap after them.
+        let heardLead = heard.prefix { $0 == 0 }.count
+        let givenLead = given.prefix { $0 == 0 }.count
+        if heardLead > givenLead, givenLead < given.count {
+            gaps.append(Gap(at: 0, length: heardLead - givenLead))
+            heardIndex = heardLead - givenLead
+        }
         while heardIndex < heard.count, givenIndex < given.count {
             if heard[heardIndex] == given[givenIndex] {
                 aligned.append(heard[heardIndex])
@@ -62,5 +71,20 @@ struct HeardSound {
         let changed = HeardSound(heard: [0.5, 0, 0.4], given: [0.5, 0.25, 0.4])
         #expect(changed.mismatchAt == 1, "silence that does not go on as given is a mismatch")
         #expect(HeardSound(heard: [0.5, 0.1], given: [0.5, 0.25]).mismatchAt == 1)
+    }
+
+    /// A sound that begins with exact zeros, after a buffer of the device's own silence: the silence is leading, not a
+    /// gap after the sound's first zeros (DeviceSoundTests failed so, now and then, when SDL's paused thread wrote a
+    /// buffer of silence before the first block, an AAC stream's 448 samples of zeros).
+    @Test func silenceBeforeASoundThatBeginsWithZerosIsLeading() {
+        let given: [Float] = [0, 0, 0, 0.5, -0.5]
+        let heard = HeardSound(heard: [0, 0, 0, 0, 0, 0.5, -0.5], given: given)
+        #expect(heard.mismatchAt == nil)
+        #expect(heard.aligned == given)
+        #expect(heard.leadingSilence == 2)
+        #expect(heard.underruns.isEmpty, "\(heard.gaps)")
+        // Without leading silence from the device, none is found; a device that dropped the zeros is a mismatch.
+        #expect(HeardSound(heard: given, given: given).gaps.isEmpty)
+        #expect(HeardSound(heard: [0, 0.5, -0.5], given: given).mismatchAt != nil)
     }
 }
