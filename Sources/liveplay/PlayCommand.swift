@@ -146,11 +146,8 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Latency mode: auto (1–5 s adaptive), speed (1 s, catches up), smooth (5 s fixed cache).")
     var mode: LatencyModeOption = .auto
 
-    @Option(help: HardwareDecodingOption.help)
-    var hwdec: HardwareDecodingOption = .no
-
-    @Option(name: .customLong("backup"), help: "Where the stream is too (repeatable, tried in order): when the URL's source refuses, answers with an HTTP error, ends or runs out of retries, playback goes on from the next (9021); -2301 only once every source has had its retries.")
-    var backups: [String] = []
+    @OptionGroup
+    var sources: SourceOptions
 
     @Option(parsing: .unconditional, help: "cacheTime in seconds: the fixed cache (smooth) and what loading waits for.")
     var cacheTime: Double?
@@ -203,12 +200,7 @@ struct PlayCommand: AsyncParsableCommand {
             }
         }
         guard (0...8).contains(preload) else { throw ValidationError("--preload must be 0…8") }
-        for backup in backups {
-            guard (try? StreamURL.kind(of: backup)).map({ $0 != .file }) == true else {
-                throw ValidationError("--backup \(showSecrets ? backup : Redaction.url(backup)): not an HTTP(S)-FLV or RTMP(S) URL")
-            }
-        }
-        if !backups.isEmpty, urls.count > 1 { throw ValidationError("--backup goes with one URL, not with several") }
+        try sources.validate(urls: urls, showSecrets: showSecrets)
         if let switchEvery { try Seconds.check(switchEvery, "--switch-every") }
         if let switchStream {
             do {
@@ -325,7 +317,7 @@ struct PlayCommand: AsyncParsableCommand {
             configuration: try makeConfiguration(), videoSink: VideoFanOut([presented] + sinks.video),
             audioSink: sinks.audio, arrivalTap: sinks.arrivals, logger: Self.logger(level, log: log))
         let report = RunReport(
-            log: log, target: shown, retries: retries, backups: backups.count, tracks: (videoTrack, audioTrack),
+            log: log, target: shown, retries: retries, backups: sources.backups.count, tracks: (videoTrack, audioTrack),
             also: sinks.captions.map { [$0] } ?? [])
         player.listener = report
         if let volumeEvaluation { player.enableAudioVolumeEvaluation(.milliseconds(volumeEvaluation)) }
@@ -443,8 +435,7 @@ struct PlayCommand: AsyncParsableCommand {
             transport: transport, latency: latency)
         configuration.startPosition = start.map { .seconds($0) }
         configuration.accurateSeek = !keyframeSeek
-        configuration.decoder.hardware = hwdec.value
-        configuration.backupURLs = backups
+        sources.apply(to: &configuration)
         configuration.videoTrack = videoTrack
         configuration.audioTrack = audioTrack
         configuration.seiPayloadTypes = Set(sei.flatMap(\.types))

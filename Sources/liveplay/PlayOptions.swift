@@ -126,6 +126,30 @@ enum LatencyModeOption: String, CaseIterable, ExpressibleByArgument {
     }
 }
 
+/// Where the stream comes from besides its URL, and what decodes it: `--backup`, `--hwdec`.
+struct SourceOptions: ParsableArguments {
+    @Option(help: HardwareDecodingOption.help)
+    var hwdec: HardwareDecodingOption = .no
+
+    @Option(name: .customLong("backup"), help: "Where the stream is too (repeatable, tried in order): when the URL's source refuses, answers with an HTTP error, ends or runs out of retries, playback goes on from the next (9021); -2301 only once every source has had its retries.")
+    var backups: [String] = []
+
+    /// Backups are live network URLs, for one URL played.
+    func validate(urls: [String], showSecrets: Bool) throws {
+        for backup in backups {
+            guard (try? StreamURL.kind(of: backup)).map({ $0 != .file }) == true else {
+                throw ValidationError("--backup \(showSecrets ? backup : Redaction.url(backup)): not an HTTP(S)-FLV or RTMP(S) URL")
+            }
+        }
+        if !backups.isEmpty, urls.count > 1 { throw ValidationError("--backup goes with one URL, not with several") }
+    }
+
+    func apply(to configuration: inout LivePlayConfiguration) {
+        configuration.decoder.hardware = hwdec.value
+        configuration.backupURLs = backups
+    }
+}
+
 /// `--hwdec` choices: mpv's names.
 enum HardwareDecodingOption: String, CaseIterable, ExpressibleByArgument {
     case auto

@@ -92,16 +92,9 @@ import Testing
     }
 
     @Test func aListenerThatFallsBehindIsToldHowMuchItMissed() async {
-        // Closed until the test opens it; then each delivery passes the signal on to the next.
-        let gate = DispatchSemaphore(value: 0)
-        let delivered = LockedBox<[PlayerUpdate]>([])
-        let thread = PlaybackThread(name: "test-listener")
-        defer { thread.stop() }
-        let delivery = UpdateDelivery(on: thread) { update in
-            gate.wait()
-            gate.signal()
-            delivered.mutate { $0.append(update) }
-        }
+        let listener = GatedListener()
+        defer { listener.thread.stop() }
+        let delivery = listener.delivery
         // The delivery thread takes at most a full queue (capacity) as its first batch, however late it starts,
         // and the queue then holds at most capacity more: posting 2 × capacity + 100 always overflows.
         let posted = 2 * UpdateDelivery.capacity + 100
@@ -110,9 +103,9 @@ import Testing
             delivery.post(.event(PlayEvent(.playProgress, "\(index)", elapsedMilliseconds: Int64(index))))
         }
         #expect(ContinuousClock.now - start < .seconds(1), "posting never waits for the listener")
-        gate.signal()
+        listener.open()
         await delivery.finish()
-        let events = delivered.value.compactMap { update -> PlayEvent? in
+        let events = listener.delivered.value.compactMap { update -> PlayEvent? in
             if case .event(let event) = update { event } else { nil }
         }
         // One overflow event per batch that followed drops: one or two here, their counts adding up.
@@ -130,15 +123,9 @@ import Testing
     /// A full queue drops the oldest state (or net status) before any event: a later state tells the same, an event
     /// lost is lost.
     @Test func aFullQueueDropsStatesBeforeEvents() async {
-        let gate = DispatchSemaphore(value: 0)
-        let delivered = LockedBox<[PlayerUpdate]>([])
-        let thread = PlaybackThread(name: "test-listener")
-        defer { thread.stop() }
-        let delivery = UpdateDelivery(on: thread) { update in
-            gate.wait()
-            gate.signal()
-            delivered.mutate { $0.append(update) }
-        }
+        let listener = GatedListener()
+        defer { listener.thread.stop() }
+        let delivery = listener.delivery
         // Three states to an event, and fewer events than the queue holds: a full queue always holds a state to drop.
         // (Events alone past the capacity are dropped too, oldest first: they cannot all be kept.)
         let count = UpdateDelivery.capacity - 10
@@ -150,12 +137,12 @@ import Testing
             }
             delivery.post(.event(PlayEvent(.playProgress, "\(index)", elapsedMilliseconds: Int64(index))))
         }
-        gate.signal()
+        listener.open()
         await delivery.finish()
-        let events = delivered.value.compactMap { update -> PlayEvent? in
+        let events = listener.delivered.value.compactMap { update -> PlayEvent? in
             if case .event(let event) = update, event.code == .playProgress { event } else { nil }
         }
-        let states = delivered.value.filter { if case .state = $0 { true } else { false } }
+        let states = listener.delivered.value.filter { if case .state = $0 { true } else { false } }
         #expect(events.map(\.message) == (0..<count).map { "\($0)" }, "every event delivered, in order")
         // At most a first batch and a full queue are delivered: the rest of the 3 × count states made room.
         #expect(states.count <= 2 * UpdateDelivery.capacity, "\(states.count) of \(3 * count) states delivered")
@@ -215,4 +202,23 @@ final class LockedBox<Value>: @unchecked Sendable {
     init(_ value: Value) { stored = value }
     var value: Value { lock.withLock { stored } }
     func mutate(_ change: (inout Value) -> Void) { lock.withLock { change(&stored) } }
+}
+
+/// A listener that blocks until ``open()``: what it was delivered then, through an ``UpdateDelivery`` on a thread of its
+/// own; each delivery passes the opened gate on to the next.
+final class GatedListener: Sendable {
+    private let gate = DispatchSemaphore(value: 0)
+    let delivered = LockedBox<[PlayerUpdate]>([])
+    let thread = PlaybackThread(name: "test-listener")
+    let delivery: UpdateDelivery
+
+    init() {
+        delivery = UpdateDelivery(on: thread) { [gate, delivered] update in
+            gate.wait()
+            gate.signal()
+            delivered.mutate { $0.append(update) }
+        }
+    }
+
+    func open() { gate.signal() }
 }

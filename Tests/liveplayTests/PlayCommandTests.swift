@@ -53,6 +53,16 @@ import Testing
         }
     }
 
+    @Test func aBackupMustBeANetworkURLForOneURL() throws {
+        let file = try Binary.run(["http://127.0.0.1:1/x.flv", "--backup", "/tmp/x.flv"])
+        #expect(file.status == ExitStatus.usage)
+        #expect(file.standardError.contains("--backup /tmp/x.flv: not an HTTP(S)-FLV or RTMP(S) URL"))
+        let secret = try Binary.run(["http://127.0.0.1:1/x.flv", "--backup", "ftp://h/x?token=hunter2"])
+        #expect(secret.status == ExitStatus.usage && !secret.standardError.contains("hunter2"))
+        let several = try Binary.run(["http://127.0.0.1:1/a.flv", "http://127.0.0.1:1/b.flv", "--backup", "http://127.0.0.1:2/c.flv"])
+        #expect(several.status == ExitStatus.usage && several.standardError.contains("--backup goes with one URL"))
+    }
+
     @Test func optionsAreValidated() throws {
         #expect(try Binary.run(["http://127.0.0.1:1/x.flv", "--header", "no colon"]).status == ExitStatus.usage)
         #expect(try Binary.run(["http://127.0.0.1:1/x.flv", "--retries", "11"]).status == ExitStatus.usage)
