@@ -119,23 +119,97 @@ import Testing
         var wall = Duration.zero
         var offsets: [Int64] = []
         while wall < .milliseconds(2500) {
-            let position = presenter.audioClock(rate: 1) ?? fallback
+            let position = presenter.audioClock() ?? fallback
             Self.decodeAhead(of: position, into: presenter, &video, &audio)
             let before = videoSink.shown.count
             _ = presenter.present(at: position, rate: 1)
-            if videoSink.shown.count > before, let heard = presenter.audioClock(rate: 1) {
+            if videoSink.shown.count > before, let heard = presenter.audioClock() {
                 offsets.append(videoSink.shown.last!.pts.milliseconds - heard.milliseconds)
             }
             wall += .milliseconds(10)
             audioSink.advance(by: .milliseconds(10))
             fallback = MediaTimestamp(milliseconds: wall.milliseconds)
         }
-        let heard = try #require(presenter.audioClock(rate: 1))
+        let heard = try #require(presenter.audioClock())
         // 2.5 s of wall time at 0.97: about 2425 ms of media heard, not 2500.
         #expect(abs(heard.milliseconds - 2425) <= 60, "audio clock at \(heard)")
         #expect(offsets.count > 40)
         #expect(offsets.allSatisfy { abs($0) <= 40 }, "picture vs sound: \(offsets.filter { abs($0) > 40 })")
         #expect(audioSink.unplayedDuration! <= Presenter.audioLead + .milliseconds(30), "fed a little ahead, no more")
+    }
+
+    /// A real-time sink that keeps the sound it was given, and the output frames where each beep begins.
+    final class ListeningSink: AudioSink {
+        var handedFrames = 0
+        var playedFrames = 0.0
+        var sampleRate = 44_100
+        var onsets: [Int] = []
+        private var lastLoud: Int?
+
+        func play(_ audio: AudioSamples) {
+            sampleRate = audio.sampleRate
+            let channels = max(1, audio.channels)
+            for index in stride(from: 0, to: audio.samples.count, by: channels) where abs(audio.samples[index]) > 0.05 {
+                let frame = handedFrames + index / channels
+                if lastLoud.map({ frame - $0 > sampleRate / 2 }) ?? true { onsets.append(frame) }
+                lastLoud = frame
+            }
+            handedFrames += audio.samples.count / channels
+        }
+
+        var unplayedDuration: Duration? { .seconds(Double(handedFrames) - playedFrames) / sampleRate }
+    }
+
+    /// The sound's clock is the stream time of what is heard, also while the sound is time-stretched and across
+    /// changes of rate: each beep of `flashBeep` (one near the start of every second) is heard when the clock says
+    /// its time. At 1×, then 1.2×, then easing back to 1× (speed's catch-up), the clock is within the
+    /// stretcher's search (±7.5 ms) of the beep; the stretcher's held-back input and the rate each block was
+    /// stretched at are the clock's to account for.
+    @Test func theSoundClockSaysWhatIsHeardWhileTimeStretched() throws {
+        let reader = try MediaReader(path: try Fixture.flashBeep.path(), options: .init(decodes: true))
+        var audio: [AudioFrame] = []
+        while let event = try reader.next() { if case .audioFrame(let frame) = event { audio.append(frame) } }
+        // Where each beep begins in the stream, from the decoded sound itself (the encoder's frames move it off the
+        // second by up to 45 ms).
+        let beeps = ListeningSink()
+        for frame in audio {
+            beeps.play(AudioSamples(
+                pts: frame.pts, sampleRate: frame.sampleRate, channels: frame.channels,
+                samples: frame.interleavedFloat32(), rate: 1))
+        }
+        let beepTimes = beeps.onsets.map { Int64((Double($0) / Double(beeps.sampleRate) * 1000).rounded()) }
+        var pending = audio[...]
+        let sink = ListeningSink()
+        let presenter = Presenter(videoSink: nil, audioSink: sink)
+        var wall = Duration.zero
+        var position = MediaTimestamp.zero
+        var errors: [(second: Int64, milliseconds: Int64, rate: Double)] = []
+        var heard = 0
+        while let last = audio.last, position.milliseconds < last.pts.milliseconds - 500 {
+            // 1× for 2 s, 1.2× until 8 s, then back to 1× by 0.02 every 200 ms of wall time.
+            let rate = wall < .seconds(2) ? 1 : wall < .seconds(8) ? 1.2 : max(1, 1.2 - 0.02 * ((wall - .seconds(8)) / .milliseconds(200)).rounded(.down))
+            while let next = pending.first, next.pts.milliseconds <= position.milliseconds + 150 {
+                presenter.enqueue(next)
+                pending = pending.dropFirst()
+            }
+            _ = presenter.present(at: position, rate: rate)
+            // Played on, in steps of at most 10 ms, stopping exactly where a beep begins to be heard.
+            var step = 0.01 * Double(sink.sampleRate)
+            if heard < sink.onsets.count, Double(sink.onsets[heard]) - sink.playedFrames <= step {
+                step = max(0, Double(sink.onsets[heard]) - sink.playedFrames)
+            }
+            sink.playedFrames = min(Double(sink.handedFrames), sink.playedFrames + step)
+            wall += .seconds(step / Double(sink.sampleRate))
+            position = presenter.audioClock() ?? position
+            if heard < sink.onsets.count, sink.playedFrames >= Double(sink.onsets[heard]) {
+                heard += 1
+                let beep = try #require(beepTimes.min { abs($0 - position.milliseconds) < abs($1 - position.milliseconds) })
+                errors.append((beep / 1000, position.milliseconds - beep, rate))
+            }
+        }
+        #expect(beepTimes.count == 20 && errors.count >= 15, "\(beepTimes) \(errors)")
+        #expect(errors.contains { $0.rate == 1.2 } && errors.contains { $0.rate > 1 && $0.rate < 1.2 })
+        #expect(errors.allSatisfy { abs($0.milliseconds) <= 8 }, "beep heard vs the clock: \(errors)")
     }
 
     /// Enhanced RTMP's silence: once the sound queued before it has been heard, the audio clock lets go and the
@@ -152,20 +226,20 @@ import Testing
         var wall = Duration.zero
         while wall < .milliseconds(2000) {
             // The engine's rule: the audio clock when there is one, else its own, moving on by the time passed.
-            position = presenter.audioClock(rate: 1) ?? MediaTimestamp(milliseconds: position.milliseconds + 10)
+            position = presenter.audioClock() ?? MediaTimestamp(milliseconds: position.milliseconds + 10)
             _ = presenter.present(at: position, rate: 1)
             wall += .milliseconds(10)
             audioSink.advance(by: .milliseconds(10))
         }
         if signalled {
-            #expect(presenter.audioClock(rate: 1) == nil)
+            #expect(presenter.audioClock() == nil)
             #expect(position.milliseconds >= 1900, "the picture's clock ran on: \(position)")
             for frame in frames.audio where frame.pts >= position { presenter.enqueue(frame) }
             _ = presenter.present(at: position, rate: 1)
-            let resumed = try #require(presenter.audioClock(rate: 1), "the sound is the clock again")
+            let resumed = try #require(presenter.audioClock(), "the sound is the clock again")
             #expect(abs(resumed.milliseconds - position.milliseconds) <= 100)
         } else {
-            let held = try #require(presenter.audioClock(rate: 1))
+            let held = try #require(presenter.audioClock())
             #expect(abs(held.milliseconds - 1000) <= 50, "the dry sink held the clock: \(held)")
         }
     }
@@ -182,7 +256,7 @@ import Testing
         #expect(videoSink.shown.count == 1)
         // Decoded audio goes nowhere without a sink.
         presenter.enqueue(frames.audio[0])
-        #expect(presenter.audioClock(rate: 1) == nil)
+        #expect(presenter.audioClock() == nil)
     }
 
     /// SEI messages go out with their picture, or with the next one shown; a seek's reset forgets those whose

@@ -54,8 +54,11 @@ import Testing
         init(device: DeviceAudioSink) { self.device = device }
 
         func play(_ audio: AudioSamples) {
+            // What the device holds, at the instant it held it: between the two readings of the clock (a thread
+            // put off between reading the device and the clock would otherwise move the beep by that long).
+            let before = ContinuousClock.now
             let held = device.unplayedDuration ?? .zero
-            let queuedAt = ContinuousClock.now
+            let queuedAt = before + (ContinuousClock.now - before) / 2
             device.play(audio)
             let channels = max(1, audio.channels)
             lock.withLock {

@@ -176,7 +176,7 @@ final class PlayOut {
         if standby.pendingSwitch != nil, presenter.framesShown == 0, let position = engine.position {
             presented(presenter.showFirstPicture(at: position))
         }
-        let master = presenter.audioClock(rate: engine.rate)
+        let master = presenter.audioClock()
         actions.removeAll(keepingCapacity: true)
         engine.advance(to: now, following: master, into: &actions)
         var began = false

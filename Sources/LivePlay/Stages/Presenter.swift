@@ -23,7 +23,7 @@ struct Presentation {
 /// what it did (``Presentation``).
 ///
 /// The clock is the engine's position. With an ``AudioSink`` that plays in real time, the position
-/// follows what the sink has played (``audioClock(rate:)``) and audio is handed over as the sink drains;
+/// follows what the sink has played (``audioClock()``) and audio is handed over as the sink drains;
 /// otherwise audio is handed over when due, like video. Either way a picture and the sound of the same
 /// instant leave within a tick of each other.
 final class Presenter {
@@ -67,8 +67,8 @@ final class Presenter {
     private var video = PresentationQueue<VideoFrame>(capacity: 16)
     var audio = PresentationQueue<AudioFrame>(capacity: 64)
     var stretcher: AudioTimeStretcher?
-    /// Stream time where the audio handed to a real-time sink ends.
-    var audioEnd: MediaTimestamp?
+    /// The sound handed to the sink, for what a real-time one is playing (``audioClock()``).
+    var handed = HandedSound()
     private(set) var framesShown = 0
     /// The poster's presentation time, until the playing decoder's copy of it has been skipped.
     private var posterPTS: MediaTimestamp?
@@ -97,7 +97,7 @@ final class Presenter {
         video.removeAll()
         audio.removeAll()
         stretcher = nil
-        audioEnd = nil
+        handed.removeAll()
         posterPTS = nil
         startTarget = nil
         pictureBeforeStart = nil
@@ -173,14 +173,14 @@ final class Presenter {
         audio.insert(frame, pts: frame.pts)
     }
 
-    /// Where the listener of a real-time audio sink is: the end of what it was given, less what it has
-    /// not played yet (which carries `rate` times its duration of media). `nil` without such a sink.
-    func audioClock(rate: Double) -> MediaTimestamp? {
-        guard let audioEnd, let unplayed = audioSink?.unplayedDuration else { return nil }
+    /// Where the listener of a real-time audio sink is: the stream time of what it has not played yet, read back
+    /// block by block at the rate each was stretched with (``HandedSound``). `nil` without such a sink.
+    func audioClock() -> MediaTimestamp? {
+        guard handed.end != nil, let unplayed = audioSink?.unplayedDuration else { return nil }
         // Enhanced RTMP's silence: once what was buffered has been heard, the picture runs on the wall clock
         // (the play loop's own) instead of waiting for sound, until sound comes back.
         if silent, audio.isEmpty, unplayed < Self.silenceHandOver { return nil }
-        return MediaTimestamp(milliseconds: audioEnd.milliseconds - (unplayed * rate).milliseconds)
+        return handed.heard(unplayed: unplayed)
     }
 
     /// How long until the next picture or block of sound falls due at `position` (playing at `rate`), or until a

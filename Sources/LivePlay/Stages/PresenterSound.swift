@@ -29,7 +29,6 @@ extension Presenter {
             let length = Duration.seconds(next.frame.sampleCount) / max(1, next.frame.sampleRate)
             if position - next.pts > length + Self.audioTolerance { continue }
             play(next.frame, pts: next.pts, rate: rate, to: sink)
-            audioEnd = next.pts + length.milliseconds
         }
     }
 
@@ -56,6 +55,11 @@ extension Presenter {
         applyVolume(to: &samples, channels: channels, sampleRate: frame.sampleRate)
         if measuresLevel { for sample in samples { presentation.audioPeak = max(presentation.audioPeak, abs(sample)) } }
         presentation.playedAudio = pts
+        // What the block carries: its input, less what the stretcher held back before and holds back now.
+        let end = Double(pts.milliseconds) + Double(frame.sampleCount) * 1000 / Double(max(1, frame.sampleRate))
+        handed.handed(
+            plays: .seconds(samples.count / max(1, channels)) / frame.sampleRate,
+            from: Double(pts.milliseconds) - held / .milliseconds(1), to: end - stretcher.latency / .milliseconds(1))
         sink.play(
             AudioSamples(
                 pts: MediaTimestamp(milliseconds: pts.milliseconds - held.milliseconds), sampleRate: frame.sampleRate,
