@@ -65,9 +65,11 @@ let package = Package(
         .target(name: "LivePlayCore", swiftSettings: swiftSettings),
         .target(name: "LivePlayFLV", dependencies: ["LivePlayCore"], swiftSettings: swiftSettings),
         .target(name: "LivePlayWire", dependencies: ["LivePlayCore", "LivePlayFLV"], swiftSettings: swiftSettings),
+        // LAS manifests (renditions of one live stream): JSON through FoundationEssentials, without ICU.
+        .target(name: "LivePlayManifest", swiftSettings: swiftSettings),
         // The fuzz targets' bodies: fuzz/ runs them under libFuzzer, the tests replay their regressions.
         .target(
-            name: "LivePlayFuzzing", dependencies: ["LivePlayCore", "LivePlayFLV", "LivePlayWire"],
+            name: "LivePlayFuzzing", dependencies: ["LivePlayCore", "LivePlayFLV", "LivePlayWire", "LivePlayManifest"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -112,7 +114,7 @@ let package = Package(
             name: "LivePlay",
             dependencies: [
                 "LivePlayCore", "LivePlayFLV", "LivePlayTransport", "LivePlayDecode", "LivePlayBuffering",
-                "LivePlayRecording", "LivePlayCache",
+                "LivePlayRecording", "LivePlayCache", "LivePlayManifest",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
@@ -139,6 +141,8 @@ let package = Package(
             name: "liveplay",
             dependencies: [
                 "LivePlay",
+                // LAS manifests' renditions, as `inspect` lists them.
+                "LivePlayManifest",
                 // `--window`: the SDL2 window and sound device (front ends that do not ask for them do not link SDL).
                 "LivePlayWindow",
                 // `monitor`: Prometheus metrics and sharding over many streams.
@@ -268,6 +272,11 @@ let package = Package(
             name: "LivePlayMonitorTests",
             dependencies: ["LivePlayMonitor", "LivePlay", "LivePlayTesting", "LivePlayLab",
                            .product(name: "Prometheus", package: "swift-prometheus")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LivePlayManifestTests",
+            dependencies: ["LivePlayManifest", "LivePlayFuzzing"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 public import LivePlayDecode
 public import LivePlayFLV
+public import LivePlayManifest
 public import LivePlayTransport
 
 /// The one error type of LivePlay: what failed, in words, and the lower module's error as the cause.
@@ -8,6 +9,7 @@ public struct LivePlayError: Error, Sendable, CustomStringConvertible {
         case transport(TransportError)
         case demux(FLVError)
         case decode(DecodeError)
+        case manifest(LASManifestError)
     }
 
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
@@ -18,6 +20,8 @@ public struct LivePlayError: Error, Sendable, CustomStringConvertible {
         public static let sourceNotFound = Code(rawValue: "source_not_found")
         public static let sourceFailed = Code(rawValue: "source_failed")
         public static let notFLV = Code(rawValue: "not_flv")
+        /// A LAS manifest that is not one, or cannot be played (``LASManifest/read(_:transport:)``).
+        public static let badManifest = Code(rawValue: "bad_manifest")
         /// Not an HTTP(S)-FLV or RTMP(S) URL (``LivePlayer/startPlay(_:type:)``).
         public static let unsupportedURL = Code(rawValue: "unsupported_url")
     }

@@ -109,6 +109,9 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
     /// The source failed and playback goes on from another (``LivePlayConfiguration/backupURLs``): `source` (0 the
     /// URL, 1… its backups), `url` (secrets redacted), `reason` (why the one before failed).
     public static let sourceChanged = PlayEventCode(9021, "LIVEPLAY_EVT_SOURCE_CHANGED")
+    /// A LAS manifest was read: `renditions` (`id:kbit/s:WxH`, lowest first, `:hidden` / `:manual` where the
+    /// manifest says so, comma-separated), `count`, `rendition` (the id playback starts on), `url` (redacted).
+    public static let renditions = PlayEventCode(9022, "LIVEPLAY_EVT_RENDITIONS")
     /// liveplay's own warning: the stream carries malformed data the demuxer skipped (a lying PreviousTagSize,
     /// an oversized tag, bad script data), reported at most once per kind every 10 s with counts.
     public static let malformedData = PlayEventCode(9101, "LIVEPLAY_WARNING_MALFORMED_DATA")
@@ -129,7 +132,7 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
         serverRefused, catchUpStarted, catchUpEnded, catchUpSkip, latencyChanged, listenerOverflow, sessionSummary,
         paused, resumed, unplayable, seekStarted, seekDone, audioVolume, switched, malformedData, recordBegan,
         recordProgress, recordCompleted, recordFailed, tracksChanged, reconnectRequested, seiMessage, audioDownmix,
-        caption, truncated, sourceChanged,
+        caption, truncated, sourceChanged, renditions,
     ]
 }
 

@@ -1,5 +1,6 @@
 import LivePlayCore
 import LivePlayFLV
+import LivePlayManifest
 import LivePlayWire
 
 /// # LivePlayFuzzing
@@ -9,7 +10,8 @@ import LivePlayWire
 /// the configured bounds, the same result however the input is chunked). Each returns what went wrong, or
 /// `nil`. The fuzzers in `fuzz/` call them under libFuzzer and AddressSanitizer and abort on a problem;
 /// the normal test suite replays every input they ever failed on (`fuzz/regressions/`) and expects `nil`,
-/// so a fixed bug stays fixed. No Foundation, no C: the same code runs in both.
+/// so a fixed bug stays fixed. No Foundation, no C: the same code runs in both (the manifest's JSON is read by
+/// FoundationEssentials, which has neither ICU nor locales).
 public enum FuzzTargets {
     /// A demuxer's limits small enough that a fuzzer reaches them quickly.
     static let configuration = FLVDemuxer.Configuration(maximumTagSize: 1 << 16, maximumAMFDepth: 16)
@@ -249,7 +251,28 @@ public enum FuzzTargets {
     public static let all: [String: @Sendable ([UInt8]) -> String?] = [
         "FuzzFLV": flvDemuxer, "FuzzAMF": amf0, "FuzzCodecConfiguration": codecConfiguration,
         "FuzzRTMP": rtmpMessages, "FuzzHTTPFLV": httpFLVResponse, "FuzzURL": streamAddress,
+        "FuzzManifest": lasManifest,
     ]
+
+    /// A LAS manifest from any bytes: refused with a sentence, or renditions to play, each with a network URL, and
+    /// a start rendition among them; the same bytes read twice give the same manifest.
+    public static func lasManifest(_ input: [UInt8]) -> String? {
+        let manifest: LASManifest
+        do {
+            manifest = try LASManifest(parsing: input)
+        } catch {
+            return error.message.isEmpty ? "refused without a sentence" : nil
+        }
+        guard !manifest.renditions.isEmpty else { return "a manifest with no rendition" }
+        guard manifest.renditions.contains(manifest.startRendition) else { return "a start outside the renditions" }
+        for rendition in manifest.renditions {
+            let schemes = ["http://", "https://", "rtmp://", "rtmps://"]
+            for url in [rendition.url] + rendition.backupURLs where !schemes.contains(where: url.lowercased().hasPrefix) {
+                return "rendition \(rendition.id) plays from something else than the network: \(url)"
+            }
+        }
+        return (try? LASManifest(parsing: input)) == manifest ? nil : "read twice, two manifests"
+    }
 
     /// The stream URL check on any text a person could type (as UTF-8, invalid sequences repaired): a
     /// clear error or an address whose port is in range and whose host and port, written back as a URL,

@@ -1,5 +1,6 @@
 import ArgumentParser
 import LivePlay
+import LivePlayManifest
 import Logging
 
 import Foundation
@@ -8,22 +9,23 @@ import Synchronization
 struct InspectCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
-        abstract: "Describe an FLV file or live URL; list a file's packets or decoded frames as JSON lines.",
+        abstract: "Describe an FLV file, live URL or LAS manifest; list a file's packets or frames as JSON lines.",
         discussion: """
             Without --packets or --frames, prints the stream description for a person. With them, stdout \
             carries only JSON objects, one per line (see docs/event-log.md), and the description and any \
             warnings go to stderr. A live URL (http(s)://, rtmp(s)://) is watched for --duration seconds \
             without decoding, then described with what arrived. A file's description gives the duration its \
             packets span and the bitrate that makes, beside what its metadata claims. When the reader of stdout \
-            goes away (`| head`), inspect stops and succeeds.
+            goes away (`| head`), inspect stops and succeeds. A LAS manifest (a path or URL ending in .json) \
+            is read and its renditions listed, lowest bitrate first, with the one playback starts on.
 
             Exit codes: 0 success; 64 bad usage; 65 not playable (not FLV, or an FLV header with no audio or \
-            video); 66 the input does not exist or is a directory; 69 a live URL could not be watched; 74 \
+            video, or a manifest that is not LAS or cannot be played); 66 the input does not exist or is a directory; 69 a live URL could not be watched; 74 \
             reading failed.
             """
     )
 
-    @Argument(help: "The FLV file to read (a path or file:// URL), or a live URL to watch.")
+    @Argument(help: "The FLV file to read (a path or file:// URL), a live URL to watch, or a LAS manifest (.json).")
     var file: String
 
     @Option(parsing: .unconditional, help: "Seconds to watch a live URL.")
@@ -52,7 +54,9 @@ struct InspectCommand: AsyncParsableCommand {
         }
         guard (0...64).contains(threads) else { throw ValidationError("--threads must be 0…64") }
         try Seconds.check(duration, "--duration")
-        if isLive, packets || frames { throw ValidationError("--packets and --frames read files, not live URLs") }
+        if isLive || LASManifest.names(file), packets || frames {
+            throw ValidationError("--packets and --frames read FLV files, not live URLs or manifests")
+        }
     }
 
     private var isLive: Bool { (try? StreamURL.kind(of: file)).map { $0 != .file } ?? false }
@@ -64,6 +68,10 @@ struct InspectCommand: AsyncParsableCommand {
         // A reader that goes away (`| head`) is a write error to handle, not a fatal signal.
         signal(SIGPIPE, SIG_IGN)
         CodecLog.route(minimum: .warning) { _, text in Standard.error("liveplay: " + text) }
+        if LASManifest.names(file) {
+            try await describeManifest()
+            return
+        }
         if isLive {
             try await describeLive()
             return
@@ -142,6 +150,20 @@ struct InspectCommand: AsyncParsableCommand {
             Standard.error("liveplay: not playable: \(path) has an FLV header and no audio or video")
             throw ExitCode(ExitStatus.dataError)
         }
+    }
+
+    /// Lists a LAS manifest's renditions, lowest bitrate first, and which one playback starts on.
+    private func describeManifest() async throws {
+        let manifest: LASManifest
+        do {
+            manifest = try await LASManifest.read(file)
+        } catch {
+            Standard.error("liveplay: \(error.message)")
+            throw ExitCode(
+                error.code == .badManifest ? ExitStatus.dataError
+                    : error.code == .sourceNotFound ? ExitStatus.noInput : ExitStatus.unavailable)
+        }
+        print(ManifestSummary(manifest).text)
     }
 
     /// Watches a live URL without decoding and describes what arrived.

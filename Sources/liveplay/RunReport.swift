@@ -143,7 +143,7 @@ final class RunReport: LivePlayListener, Sendable {
         case .handshakeFailed: "Is this an HTTP-FLV or RTMP server?"
         case .fileNotFound: "Check the URL's path or the file name."
         case .serverRefused: "The server refused the stream: check the URL's token, or the headers (--header)."
-        case .unplayable: "liveplay plays FLV (HTTP-FLV, RTMP, .flv files)."
+        case .unplayable: "liveplay plays FLV (HTTP-FLV, RTMP, .flv files) and LAS manifests (.json)."
         case .networkDisconnected: "--retries and --retry-interval set how long liveplay keeps trying."
         case .hevcDecodeFailed: "The HEVC stream cannot be decoded; --no-decode still probes it."
         default: ""

@@ -1,5 +1,6 @@
 import Foundation
 import LivePlay
+import LivePlayManifest
 
 /// The stream description, laid out for a person, in ffprobe's words where it has them (profile names, frame
 /// rates, kb/s).
@@ -88,5 +89,33 @@ struct StreamSummary {
         case .object(let properties), .ecmaArray(let properties), .typedObject(_, let properties):
             "{" + properties.map { "\($0.key): \(format($0.value))" }.joined(separator: ", ") + "}"
         }
+    }
+}
+
+/// A LAS manifest's renditions, laid out for a person: one line each, lowest bitrate first, with its backups and
+/// what the manifest says of it (URLs redacted).
+struct ManifestSummary {
+    let text: String
+
+    init(_ manifest: LASManifest) {
+        let start = manifest.startRendition
+        var lines = ["LAS manifest, version \(manifest.version): \(Wording.count(manifest.renditions.count, "rendition"))"]
+        if let group = manifest.groupOfPictures { lines[0] += ", GOP \(group.milliseconds) ms" }
+        for rendition in manifest.renditions {
+            var line = "rendition \(rendition.id): \(rendition.maxBitrate) kbit/s"
+            if let width = rendition.width, let height = rendition.height { line += ", \(width)x\(height)" }
+            if let rate = rendition.frameRate { line += ", \(StreamSummary.framesPerSecond(rate)) fps" }
+            if let codec = rendition.codec { line += ", \(codec)" }
+            if let quality = rendition.qualityTypeName ?? rendition.qualityType { line += ", “\(quality)”" }
+            let notes = [
+                rendition.id == start.id ? "plays first" : nil, rendition.hidden ? "hidden from the viewer" : nil,
+                rendition.disabledFromAdaptive ? "never chosen by adaptation" : nil,
+            ].compactMap { $0 }
+            if !notes.isEmpty { line += " (\(notes.joined(separator: ", ")))" }
+            lines.append(line)
+            lines.append("  \(Redaction.url(rendition.url))")
+            for backup in rendition.backupURLs { lines.append("  backup: \(Redaction.url(backup))") }
+        }
+        text = lines.joined(separator: "\n")
     }
 }

@@ -201,6 +201,38 @@ enum Binary {
         #expect(played.status == ExitStatus.dataError, "play agrees: \(played.standardError)")
     }
 
+    /// A LAS manifest is listed, lowest bitrate first, URLs redacted; one that is not LAS is refused as `play`
+    /// refuses it (65), with the same sentence.
+    @Test func aLASManifestIsListedAndABrokenOneRefusedAsPlayRefusesIt() throws {
+        let manifest = Fixtures.directory + "/las-\(UUID().uuidString).json"
+        try Data(#"""
+            {"version": "1.0.0", "adaptationSet": [{"duration": 2000, "representation": [
+             {"id": 2, "url": "http://127.0.0.1:9/hd.flv?token=secret", "maxBitrate": 2500, "width": 1280, "height": 720,
+              "frameRate": 30, "codec": "avc1.64001f", "qualityType": "HIGH", "disabledFromAdaptive": true},
+             {"id": 1, "url": "rtmp://127.0.0.1:9/live/sd", "backupUrl": ["http://127.0.0.1:9/sd.flv?k=v"],
+              "maxBitrate": 700, "hidden": true, "defaultSelected": true}]}]}
+            """#.utf8).write(to: URL(fileURLWithPath: manifest))
+        let listed = try Binary.run(["inspect", manifest])
+        #expect(listed.status == 0, "\(listed.standardError)")
+        #expect(listed.text.components(separatedBy: "\n").prefix(6) == [
+            "LAS manifest, version 1.0.0: 2 renditions, GOP 2000 ms",
+            "rendition 1: 700 kbit/s (plays first, hidden from the viewer)",
+            "  rtmp://127.0.0.1:9/live/sd",
+            "  backup: http://127.0.0.1:9/sd.flv?k=***",
+            "rendition 2: 2500 kbit/s, 1280x720, 30 fps, avc1.64001f, “HIGH” (never chosen by adaptation)",
+            "  http://127.0.0.1:9/hd.flv?token=***",
+        ], "\(listed.text)")
+        let broken = Fixtures.directory + "/not-las-\(UUID().uuidString).json"
+        try Data(#"{"version": "1", "adaptationSet": [{"representation": [{"id": 1}]}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: broken))
+        let sentence = "it has no `adaptationSet[0].representation[0].url`: not a LAS manifest"
+        let inspected = try Binary.run(["inspect", broken])
+        #expect(inspected.status == ExitStatus.dataError && inspected.standardError.contains(sentence))
+        let played = try Binary.run(["play", broken, "--quiet"])
+        #expect(played.status == ExitStatus.dataError, "play agrees: \(played.standardError)")
+        #expect(played.standardError.contains(sentence), "\(played.standardError)")
+    }
+
     @Test func helpTextDocumentsTheOptions() {
         let help = LivePlayCommand.helpMessage(for: InspectCommand.self)
         for option in ["--packets", "--frames", "--audio-hash", "--threads", "<file>"] {

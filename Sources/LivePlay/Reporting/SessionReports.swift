@@ -3,6 +3,7 @@ import LivePlayBuffering
 import LivePlayCore
 import LivePlayFLV
 import LivePlayRecording
+import LivePlayManifest
 import LivePlayTransport
 
 /// One event the session reports, before it is stamped with the session's time.
@@ -113,6 +114,19 @@ enum Reports {
         return Report(
             .sourceChanged, "\(why): playing from \(which), \(shown)",
             ["source": .int(Int64(index)), "url": .string(shown), "reason": .string(error?.code.rawValue ?? "back")])
+    }
+
+    /// A LAS manifest's renditions, lowest bitrate first, and the one playback starts on.
+    static func renditions(_ manifest: LASManifest, playing start: LASManifest.Rendition) -> Report {
+        let list = manifest.renditions.map { rendition in
+            "\(rendition.id):\(rendition.maxBitrate):\(rendition.width ?? 0)x\(rendition.height ?? 0)"
+                + (rendition.hidden ? ":hidden" : "") + (rendition.disabledFromAdaptive ? ":manual" : "")
+        }
+        let shown = Redaction.url(start.url)
+        return Report(
+            .renditions, "\(manifest.renditions.count) renditions; playing \(start.id), \(start.label): \(shown)",
+            ["renditions": .string(list.joined(separator: ",")), "count": .int(Int64(manifest.renditions.count)),
+             "rendition": .int(Int64(start.id)), "url": .string(shown)])
     }
 
     static func reconnectRequested(to tcUrl: String?) -> Report {

@@ -28,7 +28,9 @@ public final class LiveSession<C: SessionClock> {
     /// Milliseconds since 1970: the wall clock end-to-end latency is measured on.
     let wallClock: @Sendable () -> Double
     let logger: Logger
-    private let source: (any ByteSource)?
+    let source: (any ByteSource)?
+    /// What the session reads from, in order: its URL (or a manifest's rendition) and their backups.
+    var sourceURLs: [String] = []
     let reporter: SessionReporter
     var intake: MediaIntake
     let playOut: PlayOut
@@ -119,21 +121,6 @@ public final class LiveSession<C: SessionClock> {
             playOut.publish(ended: true)
             reporter.summary(outcome, droppedFrames: playOut.droppedFrames, onDemand: playOut.onDemand)
             return outcome
-        }
-    }
-
-    private func connectAndPlay() async -> PlaybackOutcome {
-        if let source { return await play([source]) }
-        do {
-            let urls = configuration.sourceURLs(url)
-            return try await SessionSource.with(urls, configuration, logger: logger, timer: realTimeThread) { sources in
-                guard let options = configuration.timeShift, !(sources[0] is FileByteSource) else { return await play(sources) }
-                return await playTimeShifted(sources[0], options)
-            }
-        } catch where error.code == .invalidURL {
-            return reporter.fail(.fileNotFound, "\(Redaction.url(url)) cannot be played: \(error.message)")
-        } catch {
-            return reporter.fail(.networkDisconnected, "HTTP client: \(error.detail ?? error.message)")
         }
     }
 
@@ -243,7 +230,7 @@ public final class LiveSession<C: SessionClock> {
     }
 
     /// The session's thread while it runs, when its clock runs in real time: it times ticks and transport deadlines.
-    private var realTimeThread: PlaybackThread? {
+    var realTimeThread: PlaybackThread? {
         clock.realInstant(clock.now) == nil ? nil : thread
     }
 }

@@ -42,12 +42,12 @@ extension LiveSession {
             playOut.connectionLost(after: intake.admission.newestVideo)
             let (lost, isFinal) = Reports.lost(error, streaming: streaming)
             // With backups a source's refusal ends only its turn; −2301 comes once every source has had its retries.
-            let hasBackups = configuration.sourceURLs(url).count > 1
+            let hasBackups = sourceURLs.count > 1
             guard !isFinal || hasBackups else { return reporter.fail(lost.code, lost.message) }
             if !isFinal { reporter.report(lost) }
             switch action {
             case .nextSource(let index, _):
-                let sourceURL = index == 0 ? url : configuration.backupURLs[index - 1]
+                let sourceURL = sourceURLs[index]
                 reporter.source = Redaction.url(sourceURL)
                 reporter.report(Reports.sourceChanged(to: index, url: sourceURL, after: error))
             case .retry(let attempt, _):
@@ -64,8 +64,8 @@ extension LiveSession {
         case .moved(let tcUrl):
             reporter.report(Reports.reconnectRequested(to: tcUrl))
         case .firstSourceBack:
-            reporter.source = Redaction.url(url)
-            reporter.report(Reports.sourceChanged(to: 0, url: url, after: nil))
+            reporter.source = Redaction.url(sourceURLs[0])
+            reporter.report(Reports.sourceChanged(to: 0, url: sourceURLs[0], after: nil))
         }
         return nil
     }
