@@ -55,8 +55,6 @@ public struct LivePlayConfiguration: Sendable {
     /// HTTP media on demand plays through this cache (docs/cache.md): a complete entry from disk with no
     /// request, a partial one from disk and then `Range`, a new one written as it plays. `nil`: no cache.
     public var cache: MediaCache?
-    /// The video and audio track a multitrack stream plays from the start (Enhanced RTMP v2 track ids); nil:
-    /// the lowest id. ``PlaybackControl/selectTrack(_:_:)`` changes them while playing.
     /// Where the stream is too, tried in order when the URL's source fails (refuses, answers with an HTTP error, ends,
     /// or its reconnects run out): playback goes on from the next one (``SourceRotation``), told by
     /// `LIVEPLAY_EVT_SOURCE_CHANGED` (9021); −2301 only once every source has had its retries. Live streams only: a
@@ -66,11 +64,20 @@ public struct LivePlayConfiguration: Sendable {
     /// up to 12 times this): once it gives a keyframe again, playback moves back to it between two reads (9021).
     public var backupProbeInterval: Duration = .seconds(5)
 
+    /// A LAS manifest's rendition to play, by its `id` (`--rendition`); nil: the manifest's start rendition.
+    public var rendition: Int?
+    /// The highest bitrate a LAS manifest's rendition may have, in kbit/s (`--max-bitrate`, Brightcove's preferred
+    /// peak bitrate): playback starts on the start rendition if it is under the cap, else the best one under it (the
+    /// lowest, if none is). nil: no cap.
+    public var maximumBitrate: Int?
+
     /// The sources a playback of `url` reads, in order: `url`, then its backups (not with time-shift, whose ring
     /// records the URL's stream alone).
     func sourceURLs(_ url: String) -> [String] {
         timeShift == nil ? [url] + backupURLs : [url]
     }
+    /// The video and audio track a multitrack stream plays from the start (Enhanced RTMP v2 track ids); nil:
+    /// the lowest id. ``PlaybackControl/selectTrack(_:_:)`` changes them while playing.
     public var videoTrack: UInt8?
     public var audioTrack: UInt8?
     /// The threads this session shares with others (many streams in one process, `liveplay monitor`); `nil`: a

@@ -107,6 +107,23 @@ public struct LASManifest: Sendable, Equatable {
         renditions.first { $0.defaultSelected } ?? renditions.first { !$0.disabledFromAdaptive } ?? renditions[0]
     }
 
+    /// The rendition playback starts on: the one asked for by `id` (any, hidden or not), else ``startRendition``
+    /// if it is within `maximumBitrate` (kbit/s), else the best one within it that adaptation may pick, else the
+    /// lowest.
+    /// - Throws: ``LASManifestError`` when no rendition has that `id`.
+    public func rendition(id: Int?, maximumBitrate: Int?) throws(LASManifestError) -> Rendition {
+        if let id {
+            guard let chosen = renditions.first(where: { $0.id == id }) else {
+                let ids = renditions.map { String($0.id) }.joined(separator: ", ")
+                throw LASManifestError("it has no rendition \(id) (its renditions are \(ids))")
+            }
+            return chosen
+        }
+        let start = startRendition
+        guard let cap = maximumBitrate, start.maxBitrate > cap else { return start }
+        return renditions.last { $0.maxBitrate <= cap && !$0.disabledFromAdaptive } ?? renditions[0]
+    }
+
     /// The renditions a viewer may choose (`hidden` ones are adaptation's only).
     public var choosable: [Rendition] { renditions.filter { !$0.hidden } }
 

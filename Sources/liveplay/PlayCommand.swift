@@ -56,10 +56,12 @@ struct PlayCommand: AsyncParsableCommand {
               liveplay URL --video-out - | ffplay -   watch it
               liveplay URL1 URL2 URL3 --preload 2 --window
                                                       switch with n / p, 2 preloaded
+              liveplay http://127.0.0.1:8080/las.json --max-bitrate 1500
+                                                      a LAS manifest, under 1.5 Mbit/s
             """
     )
 
-    @Argument(help: "http(s)://…/stream.flv, rtmp(s)://host[:port]/app/stream, a .flv path or file:// URL; none or `demo` for the demo stream. Several: the first plays, the others are switched to (n / p in the window, --switch-every)")
+    @Argument(help: "http(s)://…/stream.flv, rtmp(s)://host[:port]/app/stream, a .flv path or file:// URL, a LAS manifest (…/manifest.json); none or `demo` for the demo stream. Several: the first plays, the others are switched to (n / p in the window, --switch-every)")
     var urls: [String] = []
 
     @Flag(name: [.customShort("j"), .long], help: "Log JSON lines (the default when stdout is not a terminal).")

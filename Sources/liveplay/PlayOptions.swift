@@ -1,5 +1,6 @@
 import ArgumentParser
 import LivePlay
+import LivePlayManifest
 import Logging
 
 /// `--log-level` choices, swift-log's levels (ffmpeg's `-loglevel`, mpv's `--msg-level`).
@@ -126,7 +127,8 @@ enum LatencyModeOption: String, CaseIterable, ExpressibleByArgument {
     }
 }
 
-/// Where the stream comes from besides its URL, and what decodes it: `--backup`, `--hwdec`.
+/// Where the stream comes from besides its URL, and what decodes it: `--backup`, a LAS manifest's `--rendition` and
+/// `--max-bitrate`, `--hwdec`.
 struct SourceOptions: ParsableArguments {
     @Option(help: HardwareDecodingOption.help)
     var hwdec: HardwareDecodingOption = .no
@@ -134,8 +136,18 @@ struct SourceOptions: ParsableArguments {
     @Option(name: .customLong("backup"), help: "Where the stream is too (repeatable, tried in order): when the URL's source refuses, answers with an HTTP error, ends or runs out of retries, playback goes on from the next (9021); -2301 only once every source has had its retries.")
     var backups: [String] = []
 
-    /// Backups are live network URLs, for one URL played.
+    @Option(help: "A LAS manifest's rendition to play, by its id (`liveplay inspect manifest.json` lists them).")
+    var rendition: Int?
+
+    @Option(help: ArgumentHelp("The highest bitrate a LAS manifest's rendition may have, in kbit/s.", valueName: "kbit/s"))
+    var maxBitrate: Int?
+
+    /// Backups are live network URLs, for one URL played; a rendition or a bitrate cap is for a manifest.
     func validate(urls: [String], showSecrets: Bool) throws {
+        if rendition != nil || maxBitrate != nil, !urls.contains(where: LASManifest.names) {
+            throw ValidationError("--rendition and --max-bitrate choose among a LAS manifest's renditions (a .json URL)")
+        }
+        if let maxBitrate, maxBitrate <= 0 { throw ValidationError("--max-bitrate must be above 0 kbit/s") }
         for backup in backups {
             guard (try? StreamURL.kind(of: backup)).map({ $0 != .file }) == true else {
                 throw ValidationError("--backup \(showSecrets ? backup : Redaction.url(backup)): not an HTTP(S)-FLV or RTMP(S) URL")
@@ -147,6 +159,8 @@ struct SourceOptions: ParsableArguments {
     func apply(to configuration: inout LivePlayConfiguration) {
         configuration.decoder.hardware = hwdec.value
         configuration.backupURLs = backups
+        configuration.rendition = rendition
+        configuration.maximumBitrate = maxBitrate
     }
 }
 

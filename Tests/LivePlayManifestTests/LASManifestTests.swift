@@ -90,6 +90,23 @@ import Testing
         #expect(throws: LASManifestError.self) { try LASManifest(parsing: deep) }
     }
 
+    /// `--rendition` plays any rendition by id (a hidden one too); `--max-bitrate` keeps the start under the cap.
+    @Test func aRenditionIsChosenByIdOrUnderABitrateCap() throws {
+        let manifest = try LASManifest(parsing: Self.manifest([
+            Self.representation(1, 500), Self.representation(2, 1200, hidden: true),
+            Self.representation(3, 2500, selected: true), Self.representation(4, 4000, adaptive: false),
+        ]))
+        #expect(try manifest.rendition(id: 2, maximumBitrate: nil).id == 2)
+        #expect(try manifest.rendition(id: 4, maximumBitrate: 100).id == 4, "a choice by id is not capped")
+        #expect(throws: LASManifestError("it has no rendition 9 (its renditions are 1, 2, 3, 4)")) {
+            try manifest.rendition(id: 9, maximumBitrate: nil)
+        }
+        #expect(try manifest.rendition(id: nil, maximumBitrate: nil).id == 3)
+        #expect(try manifest.rendition(id: nil, maximumBitrate: 2500).id == 3, "the start is within the cap")
+        #expect(try manifest.rendition(id: nil, maximumBitrate: 2000).id == 2)
+        #expect(try manifest.rendition(id: nil, maximumBitrate: 300).id == 1, "none under the cap: the lowest")
+    }
+
     @Test func aManifestIsNamedByItsPath() {
         #expect(LASManifest.names("http://127.0.0.1:8080/las/manifest.json?token=x.flv"))
         #expect(LASManifest.names("/srv/Renditions.JSON"))

@@ -63,6 +63,14 @@ import Testing
         #expect(several.status == ExitStatus.usage && several.standardError.contains("--backup goes with one URL"))
     }
 
+    @Test func aRenditionOrABitrateCapIsForAManifest() throws {
+        let stream = try Binary.run(["http://127.0.0.1:1/x.flv", "--rendition", "2"])
+        #expect(stream.status == ExitStatus.usage)
+        #expect(stream.standardError.contains("--rendition and --max-bitrate choose among a LAS manifest's renditions"))
+        let zero = try Binary.run(["http://127.0.0.1:1/las.json", "--max-bitrate", "0"])
+        #expect(zero.status == ExitStatus.usage && zero.standardError.contains("--max-bitrate must be above 0"))
+    }
+
     @Test func optionsAreValidated() throws {
         #expect(try Binary.run(["http://127.0.0.1:1/x.flv", "--header", "no colon"]).status == ExitStatus.usage)
         #expect(try Binary.run(["http://127.0.0.1:1/x.flv", "--retries", "11"]).status == ExitStatus.usage)

@@ -38,7 +38,12 @@ extension LiveSession {
             }
             return reporter.fail(code, error.message)
         }
-        let start = manifest.startRendition
+        let start: LASManifest.Rendition
+        do {
+            start = try manifest.rendition(id: configuration.rendition, maximumBitrate: configuration.maximumBitrate)
+        } catch {
+            return reporter.fail(.unplayable, "\(Redaction.url(url)) cannot be played: \(error.message)")
+        }
         sourceURLs = [start.url] + (configuration.timeShift == nil ? start.backupURLs + configuration.backupURLs : [])
         reporter.report(Reports.renditions(manifest, playing: start))
         return nil
