@@ -16,7 +16,10 @@ final class LiveFLVHTTPHandler: ChannelInboundHandler {
         case finished
     }
 
-    private let core: ServerCore
+    private let routes: ServerRoutes
+    /// The rendition the request names, once it has been routed.
+    private var routed: ServerCore?
+    private var core: ServerCore { routed ?? routes.cores.values.first! }
     private var phase = Phase.waitingForRequest
     private var context: ChannelHandlerContext?
     private var hub: ClientHub?
@@ -24,8 +27,8 @@ final class LiveFLVHTTPHandler: ChannelInboundHandler {
     private var waitingForKeyframe = false
     private var closeTimer: Scheduled<Void>?
 
-    init(core: ServerCore) {
-        self.core = core
+    init(routes: ServerRoutes) {
+        self.routes = routes
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -56,10 +59,11 @@ final class LiveFLVHTTPHandler: ChannelInboundHandler {
             respondAndClose(context: context, status: "405 Method Not Allowed", body: "GET only\n")
             return
         }
-        guard request.path.hasSuffix(".flv") else {
+        guard request.path.hasSuffix(".flv"), let core = routes.core(for: request.path) else {
             respondAndClose(context: context, status: "404 Not Found", body: "no such stream\n")
             return
         }
+        routed = core
         let headOnly = head.method == .HEAD
         if request.path.split(separator: "/").last == "file.flv" {
             let file = core.program.fileBytes

@@ -99,7 +99,10 @@ public final class LiveFLVServer: Sendable {
         public var completedLoops: Int64 = 0
     }
 
-    public let program: LiveFLVProgram
+    /// The program served (the first rendition's, when there are several).
+    public var program: LiveFLVProgram { renditions[0].program }
+    /// What is served, by stream name (`/NAME.flv`); one rendition with the name "" answers any name.
+    public let renditions: [(name: String, program: LiveFLVProgram)]
     public let configuration: Configuration
     private let logger: Logger
     private let group: any EventLoopGroup
@@ -110,7 +113,7 @@ public final class LiveFLVServer: Sendable {
 
     private enum State {
         case idle
-        case running(any Channel, NIOLoopBound<LiveFLVBroadcaster>)
+        case running(any Channel, [NIOLoopBound<LiveFLVBroadcaster>])
         case stopped
     }
 
@@ -132,11 +135,22 @@ public final class LiveFLVServer: Sendable {
     }
 
     /// Serves a parsed program; `group` is used as is (and not shut down) when given.
-    public init(
+    public convenience init(
         program: LiveFLVProgram, configuration: Configuration = Configuration(),
         logger: Logger = Logger(label: "liveplay.lab.server"), group: (any EventLoopGroup)? = nil
     ) {
-        self.program = program
+        self.init(renditions: [("", program)], configuration: configuration, logger: logger, group: group)
+    }
+
+    /// Serves renditions of one programme, each at `/NAME.flv`, paced by one clock from one instant: renditions
+    /// made with the same GOP (``LivePlayTesting``'s `rendition*` fixtures) go out with their keyframes at the same
+    /// timestamps at the same moment, as a LAS origin's do. Any other name is a 404.
+    public init(
+        renditions: [(name: String, program: LiveFLVProgram)], configuration: Configuration = Configuration(),
+        logger: Logger = Logger(label: "liveplay.lab.server"), group: (any EventLoopGroup)? = nil
+    ) {
+        precondition(!renditions.isEmpty, "a server serves at least one program")
+        self.renditions = renditions
         self.configuration = configuration
         self.logger = logger
         self.group = group ?? MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads))
@@ -150,25 +164,31 @@ public final class LiveFLVServer: Sendable {
         let address = try Loopback.address(configuration.host)
         guard case .idle = state.withLock({ $0 }) else { throw DemoError(.invalidState, "server already started") }
         let clock = group.next()
-        var hubs: [ObjectIdentifier: NIOLoopBound<ClientHub>] = [:]
-        for loop in group.makeIterator() {
-            hubs[ObjectIdentifier(loop)] = try await loop.submit { NIOLoopBound(ClientHub(), eventLoop: loop) }.get()
-        }
-        let program = program
         let configuration = configuration
         let counters = counters
         let logger = logger
-        let finalHubs = hubs
-        let broadcaster = try await clock.submit {
-            NIOLoopBound(
-                LiveFLVBroadcaster(
-                    program: program, configuration: configuration, hubs: finalHubs, loop: clock, counters: counters,
-                    logger: logger),
-                eventLoop: clock)
-        }.get()
-        let core = ServerCore(
-            program: program, configuration: configuration, broadcaster: broadcaster, counters: counters,
-            logger: logger)
+        var broadcasters: [NIOLoopBound<LiveFLVBroadcaster>] = []
+        var cores: [String: ServerCore] = [:]
+        for (name, program) in renditions {
+            // Each rendition has its clients on every loop, fed by its own broadcaster on the one clock loop.
+            var hubs: [ObjectIdentifier: NIOLoopBound<ClientHub>] = [:]
+            for loop in group.makeIterator() {
+                hubs[ObjectIdentifier(loop)] = try await loop.submit { NIOLoopBound(ClientHub(), eventLoop: loop) }.get()
+            }
+            let finalHubs = hubs
+            let broadcaster = try await clock.submit {
+                NIOLoopBound(
+                    LiveFLVBroadcaster(
+                        program: program, configuration: configuration, hubs: finalHubs, loop: clock, counters: counters,
+                        logger: logger),
+                    eventLoop: clock)
+            }.get()
+            broadcasters.append(broadcaster)
+            cores[name] = ServerCore(
+                program: program, configuration: configuration, broadcaster: broadcaster, counters: counters,
+                logger: logger)
+        }
+        let routes = ServerRoutes(cores: cores)
         let channels = channels
         let watermark = ChannelOptions.Types.WriteBufferWaterMark(
             low: max(1, configuration.maximumPendingBytes / 2), high: max(2, configuration.maximumPendingBytes))
@@ -184,7 +204,7 @@ public final class LiveFLVServer: Sendable {
                 return channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
-                    try sync.addHandler(LiveFLVHTTPHandler(core: core))
+                    try sync.addHandler(LiveFLVHTTPHandler(routes: routes))
                 }
             }
         let serverChannel: any Channel
@@ -193,8 +213,10 @@ public final class LiveFLVServer: Sendable {
         } catch {
             throw DemoError(.networkFailed, "cannot bind \(address):\(configuration.port)", cause: error)
         }
-        state.withLock { $0 = .running(serverChannel, broadcaster) }
-        try await clock.submit { broadcaster.value.start() }.get()
+        state.withLock { $0 = .running(serverChannel, broadcasters) }
+        // One turn of the clock loop starts them all: the renditions' timelines begin at the same instant.
+        let all = broadcasters
+        try await clock.submit { for broadcaster in all { broadcaster.value.start() } }.get()
         let port = serverChannel.localAddress?.port ?? 0
         logger.info(
             "live FLV server listening",
@@ -215,8 +237,10 @@ public final class LiveFLVServer: Sendable {
             return state
         }
         if case .stopped = previous { return }
-        if case .running(let serverChannel, let broadcaster) = previous {
-            try? await broadcaster.eventLoop.submit { broadcaster.value.stop() }.get()
+        if case .running(let serverChannel, let broadcasters) = previous {
+            for broadcaster in broadcasters {
+                try? await broadcaster.eventLoop.submit { broadcaster.value.stop() }.get()
+            }
             try? await serverChannel.close()
             for channel in channels.withLock({ Array($0.values) }) {
                 try? await channel.close()
@@ -225,6 +249,16 @@ public final class LiveFLVServer: Sendable {
         if ownsGroup {
             try? await group.shutdownGracefully()
         }
+    }
+}
+
+/// Which rendition a request's path names: `/NAME.flv`, or any name when the server has one rendition named "".
+struct ServerRoutes: Sendable {
+    let cores: [String: ServerCore]
+
+    func core(for path: String) -> ServerCore? {
+        let file = path.split(separator: "/").last ?? ""
+        return cores[String(file.dropLast(".flv".count))] ?? cores[""]
     }
 }
 

@@ -56,12 +56,18 @@ struct ServeCommand: AsyncParsableCommand {
             Per-request options: ?gop=0 (no GOP cache), ?chunked=0 (close-delimited body),
             ?close_after=SECONDS (end the body). Prints 'listening http://HOST:PORT/live.flv' when ready.
             Live streams carry an onLivePlayClock wall-clock tag every second, for end-to-end latency.
-            Its fields are in docs/wall-clock-tags.md.
+            Its fields are in docs/wall-clock-tags.md. With --rendition NAME=FILE (repeatable) it serves
+            renditions of one programme instead, each at /NAME.flv, paced by one clock from one instant (files made
+            with the same GOP carry their keyframes at the same timestamps), as a LAS origin does; FILE then names
+            the first rendition, /live.flv.
             """
     )
 
     @Argument(help: "The FLV file to loop.")
     var file: String
+
+    @Option(name: .customLong("rendition"), help: "Another rendition, NAME=FILE, served at /NAME.flv (repeatable).")
+    var renditions: [String] = []
 
     @Option(help: "Loopback address to bind: 127.0.0.1, ::1 or localhost.")
     var host = "127.0.0.1"
@@ -99,6 +105,9 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         guard common.threads > 0 else { throw ValidationError("--threads must be positive") }
+        for rendition in renditions where !rendition.contains("=") || rendition.hasPrefix("=") || rendition.hasSuffix("=") {
+            throw ValidationError("--rendition \(rendition): NAME=FILE")
+        }
     }
 
     func run() async throws {
@@ -106,8 +115,13 @@ struct ServeCommand: AsyncParsableCommand {
             host: host, port: port, gopCache: !noGopCache, loops: !noLoop, maximumPendingBytes: maxPendingMib << 20,
             slowClientPolicy: slowClient, threads: common.threads,
             wallClockInterval: noWallClock ? nil : .milliseconds(Int64(((wallClockInterval ?? 1) * 1000).rounded())))
-        let server = try LiveFLVServer(
-            path: file, configuration: configuration, logger: common.logger("liveplay.lab.serve"))
+        var programs = [(name: renditions.isEmpty ? "" : "live", program: try LiveFLVProgram(contentsOfFile: file))]
+        for rendition in renditions {
+            let parts = rendition.split(separator: "=", maxSplits: 1)
+            programs.append((String(parts[0]), try LiveFLVProgram(contentsOfFile: String(parts[1]))))
+        }
+        let server = LiveFLVServer(
+            renditions: programs, configuration: configuration, logger: common.logger("liveplay.lab.serve"))
         let bound = try await server.start()
         let shown = host.contains(":") ? "[\(host)]" : host
         announce("listening http://\(shown):\(bound)/live.flv")

@@ -81,6 +81,42 @@ import Testing
         }
     }
 
+    /// Renditions of one programme on one clock: `/high.flv` and `/low.flv` carry their keyframes at the same
+    /// timestamps, read at the same time (a LAS origin's renditions); another name is a 404.
+    @Test func renditionsGoOutWithTheirKeyframesAtTheSameTimestamps() async throws {
+        let high = try LiveFLVProgram(contentsOfFile: try Fixture.renditionHigh.path())
+        let low = try LiveFLVProgram(contentsOfFile: try Fixture.renditionLow.path())
+        let server = LiveFLVServer(renditions: [("high", high), ("low", low)], configuration: .init(threads: 1))
+        let port = try await server.start()
+        defer { Task { await server.stop() } }
+        async let highRead = StreamRecorder.record(
+            port: port, request: StreamRecorder.get("/high.flv?chunked=0&gop=0"), duration: .seconds(3))
+        async let lowRead = StreamRecorder.record(
+            port: port, request: StreamRecorder.get("/low.flv?chunked=0&gop=0"), duration: .seconds(3))
+        let missing = try await StreamRecorder.record(
+            port: port, request: StreamRecorder.get("/other.flv"), duration: .milliseconds(500))
+        #expect(missing.response?.status == 404)
+        let (highBody, lowBody) = try await (highRead, lowRead)
+        func keyframes(_ recording: StreamRecorder.Recording) throws -> [Int64] {
+            try demuxedBody(recording).compactMap { element in
+                guard case .packet(let packet) = element, packet.kind == .video, packet.isKeyframe else { return nil }
+                return packet.dts.milliseconds
+            }
+        }
+        let highKeys = try keyframes(highBody), lowKeys = try keyframes(lowBody)
+        #expect(highKeys.count >= 2, "\(highKeys)")
+        #expect(highKeys == lowKeys, "high \(highKeys), low \(lowKeys)")
+        let highVideo = try demuxedBody(highBody).compactMap { element -> Int? in
+            guard case .packet(let packet) = element, packet.kind == .video else { return nil }
+            return packet.size
+        }
+        let lowVideo = try demuxedBody(lowBody).compactMap { element -> Int? in
+            guard case .packet(let packet) = element, packet.kind == .video else { return nil }
+            return packet.size
+        }
+        #expect(highVideo.reduce(0, +) > 2 * lowVideo.reduce(0, +), "two renditions, not one served twice")
+    }
+
     @Test func withoutTheCacheTheFirstVideoIsTheNextKeyframe() async throws {
         let path = try LabFixture.stream(seconds: 2, gop: 25)
         let keyframes = try keyframes(path)
