@@ -64,8 +64,12 @@ public struct LivePlayConfiguration: Sendable {
     /// up to 12 times this): once it gives a keyframe again, playback moves back to it between two reads (9021).
     public var backupProbeInterval: Duration = .seconds(5)
 
-    /// A LAS manifest's rendition to play, by its `id` (`--rendition`); nil: the manifest's start rendition.
+    /// A LAS manifest's rendition to play, by its `id` (`--rendition`); nil: the manifest's start rendition. A
+    /// rendition chosen here (or by ``LivePlayer/selectRendition(_:)``) turns adaptation off.
     public var rendition: Int?
+    /// A LAS manifest's rendition follows the network (``RenditionAdaptation``, carried out by ``LivePlayer``):
+    /// down before the buffer runs dry, up once the link has shown it carries more.
+    public var adaptiveBitrate = true
     /// The highest bitrate a LAS manifest's rendition may have, in kbit/s (`--max-bitrate`, Brightcove's preferred
     /// peak bitrate): playback starts on the start rendition if it is under the cap, else the best one under it (the
     /// lowest, if none is). nil: no cap.

@@ -75,6 +75,10 @@ public struct NetStatus: Sendable, Hashable {
     public var tracks: String?
     /// The source playing (secrets redacted) once playback moved from the URL to a backup or back (`source`).
     public var source: String?
+    /// A LAS manifest's rendition playing, by id (`rendition`), and the switches between renditions so far
+    /// (`rendition_switches`); `nil` and 0 for a stream played from its URL.
+    public var rendition: Int?
+    public var renditionSwitches = 0
     /// The video decoder: `h264 (nvdec)`, `hevc (software)`; empty before one opens (`decoder`).
     public var decoder = ""
 
@@ -123,6 +127,10 @@ public struct NetStatus: Sendable, Hashable {
         if let tracks { values["tracks"] = .string(tracks) }
         if !decoder.isEmpty { values["decoder"] = .string(decoder) }
         if let source { values["source"] = .string(source) }
+        if let rendition {
+            values["rendition"] = .int(Int64(rendition))
+            values["rendition_switches"] = .int(Int64(renditionSwitches))
+        }
         return values
     }
 
@@ -136,6 +144,7 @@ public struct NetStatus: Sendable, Hashable {
         "state", "latency_ms", "e2e_latency_ms", "target_ms", "rate", "stutters", "stutter_ms", "dropped_frames",
         "frames_shown", "reconnects", "mode", "video_codec", "audio_codec", "audio_sample_rate", "audio_channels",
         "received_bytes", "reason", "position_ms", "duration_ms", "tracks", "decoder", "source",
+        "rendition", "rendition_switches",
     ]
 
     private static func rounded(_ value: Double) -> Double { (value * 10).rounded() / 10 }

@@ -9,7 +9,7 @@ import FoundationEssentials
 /// Bytes from the network: read whole with FoundationEssentials' JSON decoder (no ICU, no locale), bounded in size,
 /// and checked here, so that a manifest that is not LAS, or is LAS with something missing or unsafe, is refused
 /// with one sentence (``LASManifestError``). Fuzzed (`FuzzManifest`).
-public struct LASManifest: Sendable, Equatable {
+public struct LASManifest: Sendable, Hashable {
     /// Bodies larger than this are not manifests (a manifest of ten renditions is about 5 KiB).
     public static let maximumSize = 1 << 20
 
@@ -21,7 +21,7 @@ public struct LASManifest: Sendable, Equatable {
     public var renditions: [Rendition]
 
     /// One `representation`: an FLV stream of the live programme at one bitrate.
-    public struct Rendition: Sendable, Equatable, Identifiable {
+    public struct Rendition: Sendable, Hashable, Identifiable {
         public var id: Int
         /// The FLV (HTTP(S), or RTMP(S)) the rendition plays from, and its backups (`backupUrl`), in order.
         public var url: String

@@ -53,6 +53,8 @@ public final class LivePlayer: Sendable {
         var gate: SinkGate?
         /// A `switchStream` waiting for its rendition.
         var switching: OwnedTask<Void>?
+        /// A LAS manifest's renditions, while the playback started from one runs.
+        var renditions: RenditionPlayback?
     }
 
     let state: Mutex<State>
@@ -157,7 +159,10 @@ public final class LivePlayer: Sendable {
             _ = await previous?.value
             return await playback(url: url, switchedAt: nil)
         }
-        state.withLock { $0.playing = task }
+        state.withLock {
+            $0.playing = task
+            $0.renditions = nil
+        }
     }
 
     /// Stops playing and waits until the play loop has ended (the session summary has been delivered).
@@ -270,10 +275,13 @@ public final class LivePlayer: Sendable {
     }
 
     func deliver(_ update: PlayerUpdate) {
-        let (listener, streams) = state.withLock {
+        var update = update
+        let (listener, streams, switchTo) = state.withLock {
+            let switchTo = Self.followRenditions(&update, in: &$0, at: time.elapsed())
             if case .state(let playback) = update { $0.playbackState = playback }
-            return ($0.listener, Array($0.streams.values))
+            return ($0.listener, Array($0.streams.values), switchTo)
         }
+        if let switchTo { try? switchStream(to: switchTo) }
         for stream in streams { stream.yield(update) }
         switch update {
         case .event(let event): listener?.onPlayEvent(event)

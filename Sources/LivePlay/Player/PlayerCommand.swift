@@ -1,3 +1,4 @@
+public import LivePlayManifest
 public import LivePlayBuffering
 public import LivePlayCore
 public import LivePlayDecode
@@ -100,6 +101,9 @@ public struct PlaybackState: Sendable, Hashable {
     /// The reconnects of this playback so far, by what broke the connection (`PLAY_WARNING_RECONNECT`'s `reason`):
     /// counts that only grow, so a front end that sees two states knows how many came between them.
     public var reconnects: [TransportErrorCode: Int] = [:]
+    /// The LAS manifest this playback was started from, and the id of the rendition it plays (``LASManifest``).
+    public var manifest: LASManifest?
+    public var rendition: Int?
 
     public init() {}
 

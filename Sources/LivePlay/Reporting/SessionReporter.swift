@@ -28,7 +28,7 @@ final class SessionReporter {
     var emitStatus: (NetStatus) -> Void = { _ in }
     var emitState: (PlaybackState) -> Void = { _ in }
     /// What the playback was last told to be.
-    private(set) var playbackState = PlaybackState()
+    var playbackState = PlaybackState()
     /// The reconnects so far, by reason (``PlaybackState/reconnects``).
     private(set) var reconnects: [TransportErrorCode: Int] = [:]
     var time: SessionTime

@@ -46,6 +46,8 @@ extension LiveSession {
         }
         sourceURLs = [start.url] + (configuration.timeShift == nil ? start.backupURLs + configuration.backupURLs : [])
         reporter.report(Reports.renditions(manifest, playing: start))
+        reporter.playbackState.manifest = manifest
+        reporter.playbackState.rendition = start.id
         return nil
     }
 }
