@@ -63,6 +63,9 @@ public struct PlaybackEngine: Sendable {
     private var lastAdvance: Duration?
     private var stalledSince: Duration?
     private var hasStarted = false
+    /// What must be buffered to start the first time, when less than the resume level: a stream switched to while
+    /// another played (another rendition of it) goes on with what it holds rather than filling the target first.
+    public var startLevel: Duration?
     private var catchUpExcess: Duration?
     private var jitter = ArrivalJitter()
     private var backlog = ArrivalBacklog()
@@ -197,7 +200,8 @@ public struct PlaybackEngine: Sendable {
         case .loading:
             skipGap()
             raiseTargetIfStuttering(at: now)
-            let loaded = bufferLatency >= resumeLevel || buffer.duration >= resumeLevel
+            let level = hasStarted ? resumeLevel : min(resumeLevel, startLevel ?? resumeLevel)
+            let loaded = bufferLatency >= level || buffer.duration >= level
             if loaded, hasStarted, !inputEnded, isBacklogLanding(at: now) {
                 // An outage's backlog is arriving at link speed: resuming now would see only part of it.
             } else if loaded || (inputEnded && !buffer.isEmpty) {

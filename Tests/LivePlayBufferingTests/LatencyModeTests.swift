@@ -196,6 +196,23 @@ import Testing
             isKeyframe: kind == .audio || key, payload: [0])
     }
 
+    /// A rendition switched to goes on with what it holds (``PlaybackEngine/startLevel``): smooth's 5 s target is not
+    /// filled first; the next stall resumes at the target as ever.
+    @Test func aStartLevelBeginsWithWhatIsBufferedOnlyTheFirstTime() {
+        func begins(startLevel: Duration?) -> Duration? {
+            var engine = PlaybackEngine(parameters: .preset(.smooth))
+            engine.startLevel = startLevel
+            for frame in 0..<300 {
+                let now = Duration.milliseconds(frame * 33)
+                _ = engine.receive(Self.packet(.video, Int64(frame * 33), key: frame % 30 == 0), at: now)
+                if engine.advance(to: now).contains(where: { if case .begin = $0 { true } else { false } }) { return now }
+            }
+            return nil
+        }
+        #expect(begins(startLevel: nil).map { $0 >= .seconds(5) } == true, "smooth fills 5 s first")
+        #expect(begins(startLevel: .zero).map { $0 < .milliseconds(100) } == true, "a switch plays what it holds")
+    }
+
     @Test func anAudioOnlyStreamStartsWithoutWaitingForVideo() {
         var engine = PlaybackEngine(parameters: .preset(.speed))
         var began = false

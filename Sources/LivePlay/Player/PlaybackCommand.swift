@@ -14,6 +14,16 @@ struct PublishedPlayback: Sendable {
     var posterPTS: MediaTimestamp?
     /// The last picture shown.
     var lastPicture: VideoFrame?
+    /// Playback waits for media after it began (a stall), and the media buffered ahead of what plays: a rendition
+    /// switch waiting for a cut the stream playing will not reach in time goes ahead.
+    var stalled = false
+    var buffered = Duration.zero
+
+    /// The stream playing runs dry before `cut`: it stalled, or what it holds ends before the cut and is about to be
+    /// played out.
+    func runsDry(before cut: MediaTimestamp) -> Bool {
+        stalled || liveEdge.map { $0 < cut } == true && buffered < .milliseconds(150)
+    }
     /// The session's time-shift ring while it keeps one: a front end's thumbnails of the window read its segments.
     var timeShiftRing: TimeShiftRing?
 }

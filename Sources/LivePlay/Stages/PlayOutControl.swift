@@ -8,6 +8,8 @@ extension PlayOut {
     /// Tells the control's owner what this turn made known; the last step of every turn, and once at the end.
     func publish(ended: Bool = false) {
         published.liveEdge = engine.buffer.liveEdge
+        published.stalled = hasBegun && engine.state == .loading
+        published.buffered = engine.bufferLatency
         control.publish(published, ended: ended)
     }
 
@@ -62,9 +64,14 @@ extension PlayOut {
 
     /// A player switched to this preloaded session: it plays from here on. The sound before it was another stream's:
     /// this one fades in rather than cutting in. A rendition goes on where the other left off, the same sound: no
-    /// fade.
+    /// fade, and no filling of the buffer's target first (what it preloaded from the cut plays at once; the target
+    /// is reached by the rate, as after any dip).
     func switched(_ request: SwitchRequest) {
         standby.switched(request, dropped: engine.buffer.droppedVideoFrames)
-        if !request.rendition { presenter.fadesIn() }
+        if request.rendition {
+            engine.startLevel = .zero
+        } else {
+            presenter.fadesIn()
+        }
     }
 }

@@ -89,7 +89,7 @@ extension LivePlayer {
             switch await Self.decide(cut, candidate: candidate, playing: playing, time: time) {
             case .cut(let start)?:
                 // This task, not the playback reaching the cut, stops that playback and plays the other.
-                if await gate.reach(start), let taken = pool.take(url) {
+                if await Self.reach(start, through: gate, unless: playing), let taken = pool.take(url) {
                     return play(url, preloaded: taken, switchedAt: requestedAt, rendition: true)
                 }
             case .fail(let reason)?:
@@ -99,6 +99,28 @@ extension LivePlayer {
             }
         }
         await pool.removeAll()
+    }
+
+    /// Waits for the playback to reach the cut (``SinkGate/reach(_:)``), or to run dry before it (a rendition too heavy
+    /// for the link: it stalled, or holds less than 150 ms and nothing up to the cut): what it lacks before the cut is
+    /// skipped rather than waited for, and the other rendition plays from its keyframe at once. `false` when the gate
+    /// closed otherwise.
+    private static func reach(_ cut: MediaTimestamp, through gate: SinkGate, unless playing: PlaybackControl) async -> Bool {
+        await withTaskGroup(of: Bool?.self) { group in
+            group.addTask { await gate.reach(cut) }
+            group.addTask {
+                for await published in playing.publications() where published.runsDry(before: cut) { return true }
+                return nil
+            }
+            defer { group.cancelAll() }
+            while let next = await group.next() {
+                guard let reached = next else { continue }
+                // A stall first: nothing more of the stream playing reaches the sinks.
+                if reached { gate.close() }
+                return reached
+            }
+            return false
+        }
     }
 
     /// Follows what both sessions publish at the end of each of their turns (the other rendition's and the
