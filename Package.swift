@@ -192,6 +192,10 @@ let package = Package(
             name: "offline-player", dependencies: ["LivePlay"], path: "Samples/OfflinePlayer", swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "rendition-watcher", dependencies: ["LivePlay"], path: "Samples/RenditionWatcher",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "window-player", dependencies: ["LivePlay", "LivePlayWindow"], path: "Samples/WindowPlayer",
             swiftSettings: swiftSettings
         ),
