@@ -122,11 +122,20 @@ public struct RenditionAdaptation: Sendable {
         buffers.removeAll()
     }
 
+    /// A switch to `index` did not happen (the rendition did not connect, or is not stamped alike): playback stays
+    /// on `playing`, and `index` is held off as after a failed probe.
+    public mutating func switchFailed(to index: Int, playing: Int, at now: Duration) {
+        holdOff(index, at: now)
+        played(playing, at: now)
+    }
+
+    private mutating func holdOff(_ index: Int, at now: Duration) {
+        let failures = (heldOff[index]?.failures ?? 0) + 1
+        heldOff[index] = (now + parameters.holdOff * (1 << min(failures - 1, 3)), failures)
+    }
+
     private mutating func switchDown(at now: Duration, receivedKbps: Int) -> Decision? {
-        if lastSwitchWasUp, let last = lastSwitch, now - last <= parameters.probeWindow {
-            let failures = (heldOff[current]?.failures ?? 0) + 1
-            heldOff[current] = (now + parameters.holdOff * (1 << min(failures - 1, 3)), failures)
-        }
+        if lastSwitchWasUp, let last = lastSwitch, now - last <= parameters.probeWindow { holdOff(current, at: now) }
         // What arrives while draining is what the link carries.
         ceiling = (receivedKbps, now)
         floor = nil

@@ -88,4 +88,40 @@ import Testing
         #expect(status.rendition == 2 && status.renditionSwitches == 2, "\(status.dictionary)")
         #expect(sink.pictures.contains { $0.width == 160 } && sink.pictures.last?.width == 320)
     }
+
+    /// The rendition adaptation probes up to cannot be reached: −2307 with `from`, `to` and `rendition_reason`, the
+    /// rendition playing goes on, and the other is held off (one try in the 26 s, not one every 15).
+    @Test func aRenditionThatCannotBeReachedIsToldOnceAndPlaybackGoesOn() async throws {
+        let server = LiveFLVServer(
+            renditions: [("low", try LiveFLVProgram(contentsOfFile: try Fixture.renditionLow.path()))],
+            configuration: .init(port: 0, threads: 1), logger: LabSessionTests.quiet())
+        let port = try await server.start()
+        let refused = try LoopbackPort.free()
+        let path = NSTemporaryDirectory() + "liveplay-abr-\(UUID().uuidString).json"
+        try Data(#"""
+            {"version": "1.0.0", "adaptationSet": [{"representation": [
+             {"id": 1, "url": "http://127.0.0.1:\#(port)/low.flv", "maxBitrate": 250, "defaultSelected": true},
+             {"id": 2, "url": "http://127.0.0.1:\#(refused)/high.flv", "maxBitrate": 700}]}]}
+            """#.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let sink = RecordingSink()
+        let updates = Updates()
+        let player = LivePlayer(configuration: LabSessionTests.configuration(retries: 3), videoSink: sink)
+        player.listener = updates
+        let started = ContinuousClock.now
+        try player.startPlay(path)
+        _ = await eventually(within: .seconds(40)) { ContinuousClock.now - started > .seconds(26) }
+        await player.stopPlay()
+        await server.stop()
+        let failed = updates.events.map(\.event).filter { $0.code == .streamSwitchFailed }
+        #expect(failed.count == 1, "\(updates.events.map(\.event.code))")
+        let failure = try #require(failed.first)
+        #expect(failure.parameters["from"] == .int(1) && failure.parameters["to"] == .int(2), "\(failure.parameters)")
+        #expect(failure.parameters["rendition_reason"] == .string("probe"), "\(failure.parameters)")
+        #expect(failure.message.contains("did not connect"), "\(failure.message)")
+        #expect(!updates.events.contains { $0.event.code == .streamSwitchSucceeded })
+        #expect(updates.statuses.last?.rendition == 1 && updates.statuses.last?.renditionSwitches == 0)
+        let late = sink.pictures.filter { ($0.at - started) > .seconds(20) }
+        #expect(late.count > 100, "the low rendition plays on: \(late.count) pictures in the last 6 s")
+    }
 }

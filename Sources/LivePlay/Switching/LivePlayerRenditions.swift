@@ -113,9 +113,11 @@ extension LivePlayer {
             if event.code == .streamSwitchSucceeded {
                 playback.playing = pending.to
                 playback.switches += 1
-            } else if let index = playback.adaptive.firstIndex(where: { $0.id == pending.from }) {
-                // The switch failed: adaptation goes on from the rendition still playing.
-                playback.adaptation?.played(index, at: now)
+            } else if let from = playback.adaptive.firstIndex(where: { $0.id == pending.from }),
+                let to = playback.adaptive.firstIndex(where: { $0.id == pending.to })
+            {
+                // Adaptation goes on from the rendition still playing, the other held off as a failed probe is.
+                playback.adaptation?.switchFailed(to: to, playing: from, at: now)
             }
         }
         return nil
