@@ -37,7 +37,7 @@ SCALE_SECONDS = float(env.get("SCALE_SECONDS", 8 if QUICK else 15))
 PROBE_STEPS = [int(n) for n in env.get("PROBE_STEPS", "50 200" if QUICK else "50 100 200 400").split()]
 DECODE_STEPS = [int(n) for n in env.get("DECODE_STEPS", "2 8" if QUICK else "2 4 8 16").split()]
 PLOT_SECONDS = float(env.get("PLOT_SECONDS", 14 if QUICK else 20))
-SECTIONS = env.get("SECTIONS", "firstframe cpu allocations rss scale plot window zap sessions record download monitor").split()
+SECTIONS = env.get("SECTIONS", "firstframe cpu allocations rss scale plot window zap sessions record download monitor abr").split()
 WINDOW_SECONDS = float(env.get("WINDOW_SECONDS", 12 if QUICK else 30))
 ZAP_SWITCHES = int(env.get("ZAP_SWITCHES", 20 if QUICK else 50))
 SESSIONS = int(env.get("SESSIONS", 60 if QUICK else 200))
@@ -46,6 +46,7 @@ DOWNLOAD_MB = int(env.get("DOWNLOAD_MB", 64 if QUICK else 256))
 DOWNLOAD_ROUNDS = int(env.get("DOWNLOAD_ROUNDS", 2 if QUICK else 5))
 MONITOR_STEPS = [int(n) for n in env.get("MONITOR_STEPS", "50 200" if QUICK else "100 200 400 1000").split()]
 MONITOR_SECONDS = float(env.get("MONITOR_SECONDS", 10 if QUICK else 30))
+ABR_ROUNDS = int(env.get("ABR_ROUNDS", 1 if QUICK else 3))
 
 samples = {}  # key -> list of numbers (the raw data in results.json)
 notes = []  # what went wrong, printed under the tables
@@ -609,6 +610,69 @@ def measure_zap():
         for process in processes:
             kill_group(process)
             process.wait()
+
+
+# --- 3b: a bandwidth step, with and without adaptation ------------------------------------------------------
+
+def abr_media():
+    """Two renditions of one 720p30 source with the same GOP (1 s) and timestamps: 2.5 and 0.6 Mbit/s."""
+    paths = {}
+    for name, size, rate in (("high", "1280x720", "2500k"), ("low", "640x360", "600k")):
+        path = f"{MEDIA}/abr-{name}.flv"
+        if not os.path.exists(path):
+            subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30",
+                            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100", "-t", "40", "-vf",
+                            f"scale={size}", "-c:v", "libx264", "-preset", "veryfast", "-b:v", rate, "-maxrate", rate,
+                            "-bufsize", rate, "-g", "30", "-keyint_min", "30", "-sc_threshold", "0", "-bf", "0",
+                            "-c:a", "aac", "-b:a", "64k", path], check=True, timeout=600)
+        paths[name] = path
+    return paths
+
+
+def measure_abr():
+    """A LAS manifest of the lab's two renditions behind the impairment proxy, its bandwidth stepped down to
+    1.2 Mbit/s from 10 s to 30 s of the proxy's clock: liveplay adapting, and liveplay held on the top rendition
+    (`--rendition 2`, as a player of one URL plays), each 45 s, alternating. Per run: stalls (2105), the seconds
+    stalled, the switches (2015) and the pictures shown, from the JSON log."""
+    media = abr_media()
+    lab = subprocess.Popen([f"{BIN}/liveplay-lab", "serve", media["high"], "--rendition", f"low={media['low']}",
+                            "--port", "0"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        match = re.match(r"listening http://127.0.0.1:(\d+)/", lab.stdout.readline().decode())
+        if not match:
+            raise RuntimeError("the rendition lab did not start")
+        for round_index in range(ABR_ROUNDS):
+            for name in (("adaptive", "top-only") if round_index % 2 == 0 else ("top-only", "adaptive")):
+                proxy = subprocess.Popen(
+                    [f"{BIN}/liveplay-lab", "proxy", "--upstream", f"127.0.0.1:{match.group(1)}", "--listen", "0",
+                     "--timeline", "at=10s bandwidth=1200; at=30s clear"],
+                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+                try:
+                    port = re.search(rb"listening [^ ]*:(\d+) ->", proxy.stdout.readline()).group(1).decode()
+                    manifest = f"{WORK}/abr-{port}.json"
+                    with open(manifest, "w") as handle:
+                        json.dump({"version": "1.0.0", "adaptationSet": [{"duration": 1000, "representation": [
+                            {"id": 1, "url": f"http://127.0.0.1:{port}/low.flv", "maxBitrate": 700},
+                            {"id": 2, "url": f"http://127.0.0.1:{port}/live.flv", "maxBitrate": 2700,
+                             "defaultSelected": True}]}]}, handle)
+                    log_path = f"{WORK}/abr-{name}-{round_index}.jsonl"
+                    command = [f"{BIN}/liveplay", manifest, "-t", "45", "--json"]
+                    run_to_exit(command + (["--rendition", "2"] if name == "top-only" else []), 90, log_path)
+                    events = [line for line in json_lines(log_path) if line.get("kind") == "event"]
+                    stalls = [e["params"].get("EVT_BLOCK_DURATION", 0) for e in events if e.get("code") == 2105]
+                    # Each rendition's session sums up its own part (9006): the pictures shown are theirs together.
+                    summaries = [e["params"] for e in events if e.get("code") == 9006]
+                    add(f"abr/{name}/stalls", len(stalls))
+                    add(f"abr/{name}/stalled-s", sum(stalls) / 1000)
+                    add(f"abr/{name}/switches", sum(1 for e in events if e.get("code") == 2015))
+                    add(f"abr/{name}/frames", sum(summary.get("frames_shown", 0) for summary in summaries))
+                finally:
+                    kill_group(proxy)
+                    proxy.wait()
+    finally:
+        kill_group(lab)
+        lab.wait()
 
 
 def measure_sessions():
@@ -1271,6 +1335,18 @@ def report(scale, series, monitor_rows=None):
         for name, row in stall_rows(series):
             out(f"| {name} | " + " | ".join(row) + " |")
         out("")
+    if any(key.startswith("abr/") for key in samples):
+        out("### A bandwidth step (2.5 → 1.2 → 2.5 Mbit/s), a LAS manifest of 2.5 and 0.6 Mbit/s renditions, 45 s")
+        out("")
+        out("| liveplay | stalls | seconds stalled | switches | pictures shown |")
+        out("|---|---|---|---|---|")
+        for name, label in (("adaptive", "adapting"), ("top-only", "the top rendition only (`--rendition 2`)")):
+            stalls, _ = cell(f"abr/{name}/stalls", 1.0, 0)
+            stalled, _ = cell(f"abr/{name}/stalled-s", 1.0, 1)
+            switches, _ = cell(f"abr/{name}/switches", 1.0, 0)
+            frames, _ = cell(f"abr/{name}/frames", 1.0, 0)
+            out(f"| {label} | {stalls} | {stalled} | {switches} | {frames} |")
+        out("")
     if notes:
         out("Notes from this run: " + "; ".join(dict.fromkeys(notes)) + ".")
         out("")
@@ -1331,6 +1407,8 @@ def main():
         measure_zap()
     if "sessions" in SECTIONS:
         measure_sessions()
+    if "abr" in SECTIONS:
+        measure_abr()
     if "record" in SECTIONS:
         measure_record()
     if "download" in SECTIONS:
