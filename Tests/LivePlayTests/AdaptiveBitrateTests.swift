@@ -124,4 +124,34 @@ import Testing
         let late = sink.pictures.filter { ($0.at - started) > .seconds(20) }
         #expect(late.count > 100, "the low rendition plays on: \(late.count) pictures in the last 6 s")
     }
+
+    /// The rendition adaptation probes up to refuses at its `url`: its `backupUrl` serves it, and the switch lands there.
+    @Test func aRenditionSwitchedToPlaysFromItsBackupUrl() async throws {
+        let (server, port) = try await Self.renditions()
+        let refused = try LoopbackPort.free()
+        let path = NSTemporaryDirectory() + "liveplay-abr-\(UUID().uuidString).json"
+        try Data(#"""
+            {"version": "1.0.0", "adaptationSet": [{"representation": [
+             {"id": 1, "url": "http://127.0.0.1:\#(port)/low.flv", "maxBitrate": 250, "defaultSelected": true},
+             {"id": 2, "url": "http://127.0.0.1:\#(refused)/high.flv", "maxBitrate": 700,
+              "backupUrl": ["http://127.0.0.1:\#(port)/high.flv"]}]}]}
+            """#.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let sink = RecordingSink()
+        let updates = Updates()
+        let player = LivePlayer(configuration: LabSessionTests.configuration(retries: 3), videoSink: sink)
+        player.listener = updates
+        try player.startPlay(path)
+        let switched = await eventually(within: .seconds(30)) {
+            updates.events.contains { $0.event.code == .streamSwitchSucceeded }
+        }
+        _ = await eventually { sink.pictures.suffix(10).allSatisfy { $0.width == 320 } }
+        await player.stopPlay()
+        await server.stop()
+        #expect(switched, "\(updates.events.map(\.event.code))")
+        let event = try #require(updates.events.map(\.event).first { $0.code == .streamSwitchSucceeded })
+        #expect(event.parameters["to"] == .int(2) && event.parameters["reason"] == .string("probe"))
+        #expect(!updates.events.contains { $0.event.code == .streamSwitchFailed })
+        #expect(sink.pictures.last?.width == 320, "the high rendition, from its backup")
+    }
 }

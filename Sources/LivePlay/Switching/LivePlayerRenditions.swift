@@ -56,7 +56,7 @@ extension LivePlayer {
     /// - Throws: ``LivePlayError`` (`badManifest`) when nothing plays from a manifest, or it has no such rendition.
     public func selectRendition(_ choice: RenditionChoice) throws(LivePlayError) {
         let now = time.elapsed()
-        let url: String? = try state.withLock { (state) throws(LivePlayError) -> String? in
+        let next: LASManifest.Rendition? = try state.withLock { (state) throws(LivePlayError) -> LASManifest.Rendition? in
             guard var playback = state.renditions else {
                 throw LivePlayError(.badManifest, "nothing plays from a LAS manifest")
             }
@@ -71,14 +71,22 @@ extension LivePlayer {
             playback.adaptation = nil
             guard id != playback.playing else { return nil }
             playback.pending = (id, playback.playing, "manual")
-            return chosen.url
+            return chosen
         }
-        if let url { try switchStream(to: url) }
+        if let next { try switchStream(to: next) }
+    }
+
+    /// Switches to a rendition of the manifest, with its `backupUrl`s (then the configuration's) as its backups.
+    func switchStream(to rendition: LASManifest.Rendition) throws(LivePlayError) {
+        let backups = rendition.backupURLs + state.withLock { $0.configuration.backupURLs }
+        try switchStream(to: rendition.url, backups: backups)
     }
 
     /// Follows the manifest through the playback's updates, amending what they tell (the net status's rendition,
-    /// 2015's `from`, `to` and `reason`); returns the URL of a rendition adaptation decided to switch to.
-    static func followRenditions(_ update: inout PlayerUpdate, in state: inout State, at now: Duration) -> String? {
+    /// 2015's `from`, `to` and `reason`); returns the rendition adaptation decided to switch to.
+    static func followRenditions(
+        _ update: inout PlayerUpdate, in state: inout State, at now: Duration
+    ) -> LASManifest.Rendition? {
         switch update {
         case .state(let playback):
             if let manifest = playback.manifest, let id = playback.rendition, state.renditions?.manifest != manifest {
@@ -98,7 +106,7 @@ extension LivePlayer {
             else { return nil }
             let next = playback.adaptive[decision.to]
             playback.pending = (next.id, playback.playing, decision.reason.rawValue)
-            return next.url
+            return next
         case .event(var event):
             guard var playback = state.renditions, let pending = playback.pending,
                 event.code == .streamSwitchSucceeded || event.code == .streamSwitchFailed

@@ -64,21 +64,27 @@ extension LivePlayer {
     /// playing, or that shows no keyframe ahead of the playback within ``streamSwitchWait``, is
     /// `PLAY_ERR_STREAM_SWITCH_FAIL` (−2307) with the `reason`; the stream playing goes on.
     public func switchStream(to url: String) throws(LivePlayError) {
+        try switchStream(to: url, backups: nil)
+    }
+
+    /// `switchStream`, with the rendition's own backups (a LAS manifest's `backupUrl`s) instead of the configuration's.
+    func switchStream(to url: String, backups: [String]?) throws(LivePlayError) {
         try Self.check(url)
         let requestedAt = time.elapsed()
-        let task = tasks.start { [self] in await switchRendition(to: url, requestedAt: requestedAt) }
+        let task = tasks.start { [self] in await switchRendition(to: url, backups: backups, requestedAt: requestedAt) }
         state.withLock {
             $0.switching?.cancel()
             $0.switching = task
         }
     }
 
-    private func switchRendition(to url: String, requestedAt: Duration) async {
+    private func switchRendition(to url: String, backups: [String]?, requestedAt: Duration) async {
         let running = state.withLock { state in state.control.flatMap { control in state.gate.map { (control, $0) } } }
         guard let (playing, gate) = running else {
             return failSwitch("nothing is playing", requestedAt: requestedAt)
         }
-        let configuration = state.withLock { $0.configuration }
+        var configuration = state.withLock { $0.configuration }
+        if let backups { configuration.backupURLs = backups }
         // The rendition preloads in a pool of its own until the cut is reached, or the switch fails.
         let pool = PreloadPool(configuration: configuration, clock: clock, logger: logger)
         pool.preload(url)
