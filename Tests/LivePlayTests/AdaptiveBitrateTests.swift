@@ -35,6 +35,15 @@ import Testing
         return (server, try await server.start())
     }
 
+    /// A player with the lab's usual reconnects, a sink for its pictures and a listener timing what it hears.
+    static func player() -> (LivePlayer, RecordingSink, Updates) {
+        let sink = RecordingSink()
+        let updates = Updates()
+        let player = LivePlayer(configuration: LabSessionTests.configuration(retries: 3), videoSink: sink)
+        player.listener = updates
+        return (player, sink, updates)
+    }
+
     static func manifest(port: Int) throws -> String {
         let path = NSTemporaryDirectory() + "liveplay-abr-\(UUID().uuidString).json"
         try Data(#"""
@@ -55,10 +64,7 @@ import Testing
         let started = ContinuousClock.now
         let manifest = try Self.manifest(port: proxyPort)
         defer { try? FileManager.default.removeItem(atPath: manifest) }
-        let sink = RecordingSink()
-        let updates = Updates()
-        let player = LivePlayer(configuration: LabSessionTests.configuration(retries: 3), videoSink: sink)
-        player.listener = updates
+        let (player, sink, updates) = Self.player()
         try player.startPlay(manifest)
         _ = await eventually(within: .seconds(60)) { ContinuousClock.now - started > .seconds(50) }
         await player.stopPlay()
@@ -104,10 +110,7 @@ import Testing
              {"id": 2, "url": "http://127.0.0.1:\#(refused)/high.flv", "maxBitrate": 700}]}]}
             """#.utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let sink = RecordingSink()
-        let updates = Updates()
-        let player = LivePlayer(configuration: LabSessionTests.configuration(retries: 3), videoSink: sink)
-        player.listener = updates
+        let (player, sink, updates) = Self.player()
         let started = ContinuousClock.now
         try player.startPlay(path)
         _ = await eventually(within: .seconds(40)) { ContinuousClock.now - started > .seconds(26) }
@@ -137,10 +140,7 @@ import Testing
               "backupUrl": ["http://127.0.0.1:\#(port)/high.flv"]}]}]}
             """#.utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let sink = RecordingSink()
-        let updates = Updates()
-        let player = LivePlayer(configuration: LabSessionTests.configuration(retries: 3), videoSink: sink)
-        player.listener = updates
+        let (player, sink, updates) = Self.player()
         try player.startPlay(path)
         let switched = await eventually(within: .seconds(30)) {
             updates.events.contains { $0.event.code == .streamSwitchSucceeded }
