@@ -6,7 +6,7 @@ public import LivePlayCore
 /// at its own rate, never at the rate of the moment.
 ///
 /// Kept in a ring of fixed size: the sink holds a few blocks (the player keeps ~120 ms queued), and a block older
-/// than the ring is read at 1× from the oldest kept. Nothing is allocated after the first block.
+/// than the ring is read at 1× from the oldest kept. Nothing is allocated per block.
 public struct HandedSound: Sendable {
     private struct Block {
         var plays: Duration
@@ -19,7 +19,9 @@ public struct HandedSound: Sendable {
     /// Where the next block goes once the ring is full.
     private var next = 0
 
-    public init() {}
+    public init() {
+        blocks.reserveCapacity(Self.capacity)
+    }
 
     /// The newest block's end: stream time where what was handed ends.
     public private(set) var end: MediaTimestamp?
@@ -29,7 +31,6 @@ public struct HandedSound: Sendable {
     public mutating func handed(plays: Duration, from: Double, to: Double) {
         let block = Block(plays: plays, from: from, to: max(from, to))
         if blocks.count < Self.capacity {
-            blocks.reserveCapacity(Self.capacity)
             blocks.append(block)
         } else {
             blocks[next] = block

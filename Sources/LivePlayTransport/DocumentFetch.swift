@@ -5,8 +5,8 @@ import NIOCore
 
 /// A small document that names streams (a LAS manifest), read whole from a file or over HTTP(S), and never more
 /// than `limit` bytes of it: a body past the limit comes back as `limit + 1` bytes, for the reader to refuse.
-/// One request, no retries, within the handshake and no-data timeouts together; the transport's own TLS and header
-/// options apply.
+/// One request, no retries, head and body within the handshake and no-data timeouts together; the transport's own
+/// TLS and header options apply.
 public enum DocumentFetch {
     public static func read(_ url: String, limit: Int, options: TransportOptions) async throws(TransportError) -> [UInt8] {
         let address: StreamAddress
@@ -17,13 +17,28 @@ public enum DocumentFetch {
         }
         guard address.scheme == .http || address.scheme == .https else { return try readFile(address.path, limit: limit) }
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPConnectionPool.configuration(options))
-        let result: Result<[UInt8], TransportError>
-        do {
-            result = .success(try await read(url, at: address, limit: limit, with: client, options: options))
-        } catch {
-            result = .failure(error)
+        // The deadline holds for the whole body too: AsyncHTTPClient's own covers the head only, and the transport
+        // turns its read timeout off (``HTTPConnectionPool``), so a body that trickles or stalls is cut here.
+        let timeout = options.handshakeTimeout + options.noDataTimeout
+        let result = await withTaskGroup(of: Result<[UInt8], TransportError>?.self) { group in
+            group.addTask {
+                do throws(TransportError) {
+                    return .success(try await read(url, at: address, limit: limit, with: client, options: options))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            return await group.next() ?? nil
         }
         try? await client.shutdown()
+        guard let result else {
+            throw TransportError(.noData, "\(address.hostAndPort) did not send the whole body in \(timeout.seconds) s")
+        }
         return try result.get()
     }
 

@@ -114,4 +114,27 @@ import Testing
             #expect(ContinuousClock.now - started < .seconds(5), "\(name) refused at once")
         }
     }
+
+    /// A manifest whose body stops short of its `Content-Length`, trickles a byte every 100 ms, or stops after its first
+    /// 40 bytes: an error within the handshake and no-data timeouts together (3 s here), never a manifest read from
+    /// half a body, never a hang (a trickled one was once read to its end, and a stalled one would have hung).
+    @Test(arguments: ["cut short", "trickled", "stalled"])
+    func aManifestCutShortOrTrickledIsAnErrorInBoundedTime(_ fault: String) async throws {
+        let body = Array(#"{"version": "1", "adaptationSet": [{"representation": [{"id": 1, "url": "http://127.0.0.1:9/a.flv"}]}]}"#.utf8)
+        let server = try ScriptedHTTPServer { _, _ in
+            fault == "cut short"
+                ? .init(headers: [("Content-Length", "\(body.count)")], body: Array(body.prefix(40)), contentLength: false)
+                : .init(body: body, pacing: fault == "trickled" ? (1, .milliseconds(100)) : (40, .seconds(60)))
+        }
+        defer { server.stop() }
+        let started = ContinuousClock.now
+        let recording = await SessionRecording.record(
+            "http://127.0.0.1:\(server.port)/las.json", configuration: LabSessionTests.configuration(retries: 3),
+            limit: .seconds(15))
+        let failed = try #require(recording.events.first { $0.code.rawValue < 0 }, "\(fault): \(recording.codes)")
+        #expect(failed.code == .networkDisconnected, "\(fault): \(failed.message)")
+        #expect(failed.message.hasPrefix("the manifest http://127.0.0.1:\(server.port)/las.json cannot be read"))
+        #expect(recording.first(.renditions) == nil && recording.first(.connectSucceeded) == nil)
+        #expect(ContinuousClock.now - started < .seconds(6), "\(fault): within the timeouts")
+    }
 }
