@@ -25,6 +25,10 @@ public struct JitterBuffer: Sendable {
     public private(set) var byteCount = 0
     /// Newest decode timestamp received (the live edge), across connections.
     public private(set) var liveEdge: MediaTimestamp?
+    /// The presentation times of the newest video keyframes received (held still, or already played), oldest first:
+    /// at most ``recentKeyframeCount``, kept as they arrive so that finding the next one to be played is no scan of the buffer.
+    public private(set) var recentKeyframes: [MediaTimestamp] = []
+    public static let recentKeyframeCount = 8
     /// Whole packets dropped so far to respect the limits or to catch up.
     public private(set) var droppedPackets = 0
     public private(set) var droppedVideoFrames = 0
@@ -105,6 +109,10 @@ public struct JitterBuffer: Sendable {
         packets.append(packet)
         byteCount += packet.size
         liveEdge = max(liveEdge ?? packet.dts, packet.dts)
+        if packet.kind == .video, packet.isKeyframe {
+            if recentKeyframes.count == Self.recentKeyframeCount { recentKeyframes.removeFirst() }
+            recentKeyframes.append(packet.pts)
+        }
         var shed = 0
         while count > 0, byteCount > limits.bytes || count > limits.packets || duration > limits.duration {
             let dropped = dropOldestGroup()

@@ -13,7 +13,7 @@ final class LiveFLVBroadcaster {
     private let allocator = ByteBufferAllocator()
     private var schedule: LiveFLVSchedule
     private var clockSchedule: WallClockSchedule?
-    private var cache = GOPCache()
+    private var cache: GOPCache
     private var startTime = NIODeadline.now()
     private var timer: Scheduled<Void>?
     private var finished = false
@@ -33,6 +33,7 @@ final class LiveFLVBroadcaster {
         self.counters = counters
         self.logger = logger
         self.schedule = LiveFLVSchedule(program: program, loops: configuration.loops)
+        self.cache = GOPCache(history: configuration.startPtsWindow ?? .zero)
         self.clockSchedule = configuration.speed == 1
             ? configuration.wallClockInterval.map(WallClockSchedule.init(interval:)) : nil
     }
@@ -92,13 +93,17 @@ final class LiveFLVBroadcaster {
         timer = loop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in tick() }
     }
 
-    /// Starts a session: stream header, metadata and sequence headers, then (if asked) the GOP cache, then
-    /// the latest tick's wall-clock stamp, so a player can measure latency before the next periodic one.
-    /// The start goes to the session's loop before any later chunk does, so nothing is lost or doubled.
-    func subscribe(_ session: NIOLoopBound<LiveFLVHTTPHandler>, useCache: Bool) {
-        let cached = useCache && configuration.gopCache ? cache.buffers : []
-        let timestamp = useCache && configuration.gopCache ? cache.startTimestamp ?? schedule.lastTimestamp
-            : schedule.lastTimestamp
+    /// Starts a session: stream header, metadata and sequence headers, then (if asked) the GOP cache, or the GOPs
+    /// from the one `startPts` names, then the latest tick's wall-clock stamp, so a player can measure latency before
+    /// the next periodic one. The start goes to the session's loop before any later chunk does, so nothing is lost or
+    /// doubled.
+    func subscribe(_ session: NIOLoopBound<LiveFLVHTTPHandler>, useCache: Bool, startPts: Int64?) {
+        let caches = useCache && configuration.gopCache
+        let asked = configuration.startPtsWindow == nil || !caches
+            ? nil : startPts.flatMap { cache.buffers(startingAt: $0, liveEdge: schedule.lastTimestamp) }
+        let cached = asked?.buffers ?? (caches ? cache.buffers : [])
+        let timestamp = asked?.timestamp ?? (caches ? cache.startTimestamp ?? schedule.lastTimestamp
+            : schedule.lastTimestamp)
         var head = allocator.buffer(capacity: 1024)
         head.writeImmutableBuffer(program.streamHeader)
         if let metadata = program.metadata {

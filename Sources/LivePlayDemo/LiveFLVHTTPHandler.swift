@@ -92,7 +92,8 @@ final class LiveFLVHTTPHandler: ChannelInboundHandler {
                 [self] in finishStream()
             }
         }
-        core.subscribe(NIOLoopBound(self, eventLoop: context.eventLoop), useCache: request.gopCache)
+        core.subscribe(
+            NIOLoopBound(self, eventLoop: context.eventLoop), useCache: request.gopCache, startPts: request.startPts)
     }
 
     /// The broadcaster's first delivery: header tags, then the cache.
@@ -202,6 +203,8 @@ struct LiveFLVRequest: Sendable, Equatable {
     var chunked = true
     /// `close_after=SECONDS` ends the body after that long.
     var closeAfter: Double?
+    /// `startPts=MS` (LAS): start at the GOP of that keyframe, or, negative, that far behind the live edge.
+    var startPts: Int64?
 
     init(uri: String) {
         let parts = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
@@ -214,6 +217,7 @@ struct LiveFLVRequest: Sendable, Equatable {
             case "gop": gopCache = !Self.isOff(value)
             case "chunked": chunked = !Self.isOff(value)
             case "close_after": closeAfter = Double(value).flatMap { $0 >= 0 ? $0 : nil }
+            case "startPts": startPts = Int64(value)
             default: break
             }
         }

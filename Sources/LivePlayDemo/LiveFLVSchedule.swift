@@ -137,39 +137,69 @@ public struct LiveChunk: Sendable {
     }
 }
 
-/// The media tags from the last video keyframe on, as slices of the chunks that carried them (SRS's `gop_cache`).
+/// The media tags from the last video keyframe on, as slices of the chunks that carried them (SRS's `gop_cache`),
+/// and the GOPs before it within ``history`` of stream time, for a client that asks to start at one of them (LAS's
+/// `startPts`).
 ///
-/// A new client gets these right after the sequence headers, so its decoder starts on a keyframe at
+/// A new client gets the newest GOP right after the sequence headers, so its decoder starts on a keyframe at
 /// once instead of waiting up to a GOP. Nothing is cached before the first keyframe (nor for audio-only
-/// streams), and the cache is dropped if it outgrows `byteLimit` (a file without regular keyframes).
-/// Wall-clock stamps are left out: replayed in a burst they would be stale; a joining client gets a
-/// fresh one after the cache instead (``WallClockSchedule/latest``).
+/// streams), and the cache is dropped if its newest GOP outgrows `byteLimit` (a file without regular keyframes);
+/// older GOPs go first when all of them do. Wall-clock stamps are left out: replayed in a burst they would be
+/// stale; a joining client gets a fresh one after the cache instead (``WallClockSchedule/latest``).
 public struct GOPCache: Sendable {
-    public let byteLimit: Int
-    public private(set) var buffers: [ByteBuffer] = []
-    public private(set) var byteCount = 0
-    /// Timestamp of the cached keyframe.
-    public private(set) var startTimestamp: UInt32?
-
-    public init(byteLimit: Int = 64 << 20) {
-        self.byteLimit = byteLimit
+    /// One GOP: its keyframe's timestamp and its media.
+    public struct Group: Sendable {
+        public var timestamp: UInt32
+        public var buffers: [ByteBuffer]
+        public var byteCount: Int
     }
 
+    public let byteLimit: Int
+    /// How much older stream time is kept, in whole GOPs before the newest.
+    public let history: Duration
+    /// Oldest first; the last is the newest GOP, still growing.
+    public private(set) var groups: [Group] = []
+
+    public init(byteLimit: Int = 64 << 20, history: Duration = .zero) {
+        self.byteLimit = byteLimit
+        self.history = history
+    }
+
+    /// The newest GOP's media.
+    public var buffers: [ByteBuffer] { groups.last?.buffers ?? [] }
+    public var byteCount: Int { groups.reduce(0) { $0 + $1.byteCount } }
+    /// Timestamp of the newest cached keyframe.
+    public var startTimestamp: UInt32? { groups.last?.timestamp }
+
     public mutating func append(_ chunk: LiveChunk) {
-        if let start = chunk.mediaFromKeyframe {
-            buffers = [start]
-            byteCount = start.readableBytes
-            startTimestamp = chunk.keyframeTimestamp
-        } else if !buffers.isEmpty, chunk.mediaByteCount > 0 {
-            let media = chunk.media
-            buffers.append(media)
-            byteCount += media.readableBytes
+        if let start = chunk.mediaFromKeyframe, let timestamp = chunk.keyframeTimestamp {
+            let before = (chunk.keyframeOffset ?? 0) - chunk.payload.readerIndex
+            if before > 0 { add(chunk.payload.getSlice(at: chunk.payload.readerIndex, length: before)!) }
+            groups.append(Group(timestamp: timestamp, buffers: [start], byteCount: start.readableBytes))
+            let oldest = Int64(timestamp) - Int64(history.milliseconds)
+            groups.removeAll { $0.timestamp != timestamp && Int64($0.timestamp) < oldest }
+        } else if chunk.mediaByteCount > 0 {
+            add(chunk.media)
         }
-        if byteCount > byteLimit {
-            buffers = []
-            byteCount = 0
-            startTimestamp = nil
-        }
+        while groups.count > 1, byteCount > byteLimit { groups.removeFirst() }
+        if byteCount > byteLimit { groups = [] }
+    }
+
+    /// The GOPs from the one a client asked to start at (`startPts`, LAS): the newest whose keyframe is stamped at or
+    /// before `startPts` (a keyframe's decode time is at or before its presentation time, and a GOP is longer than
+    /// their difference), or, for a negative `startPts`, at or before that many milliseconds behind `liveEdge`. The
+    /// oldest kept when the start is older than them all; empty when nothing is cached.
+    public func buffers(startingAt startPts: Int64, liveEdge: UInt32) -> (timestamp: UInt32, buffers: [ByteBuffer])? {
+        guard !groups.isEmpty else { return nil }
+        let limit = startPts >= 0 ? startPts : Int64(liveEdge) + startPts
+        let index = groups.lastIndex { Int64($0.timestamp) <= limit } ?? 0
+        return (groups[index].timestamp, groups[index...].flatMap(\.buffers))
+    }
+
+    private mutating func add(_ media: ByteBuffer) {
+        guard !groups.isEmpty else { return }
+        groups[groups.count - 1].buffers.append(media)
+        groups[groups.count - 1].byteCount += media.readableBytes
     }
 }
 

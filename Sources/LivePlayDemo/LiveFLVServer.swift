@@ -17,7 +17,8 @@ import NIOPosix
 /// Requests (`GET`, any path ending in `.flv`):
 /// - `/NAME.flv` — the live stream: FLV header, metadata and sequence headers, then the GOP cache, then
 ///   the latest wall-clock stamp, then tags as they come due. Query options: `gop=0` starts without the
-///   cache (the first video arrives at the next keyframe); `chunked=0` sends a close-delimited body
+///   cache (the first video arrives at the next keyframe); `startPts=MS` starts at an older GOP (LAS's smooth
+///   switch, ``Configuration/startPtsWindow``); `chunked=0` sends a close-delimited body
 ///   instead of a chunked one; `close_after=SECONDS` ends the body after that long (a live stream that
 ///   finishes).
 /// - `/file.flv` — the whole file once with `Content-Length` (a finished file), as is: no stamps.
@@ -65,6 +66,10 @@ public final class LiveFLVServer: Sendable {
         /// How many seconds of stream go out each second (above 0): above 1, a test plays minutes of a live
         /// stream in seconds. Then stream time no longer follows the wall clock, so no stamps are sent.
         public var speed: Double = 1
+        /// How far back a request may ask to start (LAS's `startPts=MS`: the GOP of the keyframe at that presentation
+        /// time, or, negative, that far behind the live edge): GOPs are kept that long. nil: `startPts` is ignored, as
+        /// a server that does not speak LAS does.
+        public var startPtsWindow: Duration? = .seconds(10)
 
         public init(
             host: String = "127.0.0.1", port: Int = 0, gopCache: Bool = true, loops: Bool = true,
@@ -282,10 +287,10 @@ final class ServerCore: Sendable {
     }
 
     /// Hands a live session to the broadcaster, which starts it on its own loop in stream order.
-    func subscribe(_ session: NIOLoopBound<LiveFLVHTTPHandler>, useCache: Bool) {
+    func subscribe(_ session: NIOLoopBound<LiveFLVHTTPHandler>, useCache: Bool, startPts: Int64?) {
         let broadcaster = broadcaster
         broadcaster.eventLoop.execute {
-            broadcaster.value.subscribe(session, useCache: useCache)
+            broadcaster.value.subscribe(session, useCache: useCache, startPts: startPts)
         }
     }
 }

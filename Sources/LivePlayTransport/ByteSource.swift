@@ -80,11 +80,16 @@ public protocol ByteSource: Sendable {
     /// The same stream from the application at `tcUrl` (a server's reconnect request); nil when the source
     /// cannot move (then the move reconnects to where it was).
     func moved(toTcUrl tcUrl: String) -> (any ByteSource)?
+
+    /// The source the connections after the first use, when they differ: an HTTP-FLV request that asked a LAS server
+    /// for a start point (``LASStart``) asks a reconnect without one. nil: the same.
+    var reconnecting: (any ByteSource)? { get }
 }
 
 extension ByteSource {
     public func makeConnection(startingAt offset: Int64) -> (any ByteConnection)? { nil }
     public func moved(toTcUrl tcUrl: String) -> (any ByteSource)? { nil }
+    public var reconnecting: (any ByteSource)? { nil }
 }
 
 /// A file an HTTP server sends, as its response head describes it (RFC 9110 §8.8, §14.4): enough for a cache to

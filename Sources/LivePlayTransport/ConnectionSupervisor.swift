@@ -209,7 +209,7 @@ public struct ConnectionSupervisor: Sendable {
         from offset: Int64?, tracks: (video: UInt8?, audio: UInt8?), deliver: (SupervisorEvent) async -> Bool,
         trackRequests: () -> [TrackSelection], probe: (Latch<Void>) -> Void
     ) async {
-        let sources = [source] + backups
+        var sources = [source] + backups
         var rotation = SourceRotation(policy: policy, sources: sources.count)
         /// The answer of the probe of the first source that runs (started when a backup's turn began; it ends when it
         /// finds the source playing, and sets this).
@@ -240,6 +240,11 @@ public struct ConnectionSupervisor: Sendable {
             }
             guard await deliver(.attempt(attempt)) else { return }
             let connection = offset.flatMap(source.makeConnection(startingAt:)) ?? source.makeConnection()
+            // A start point asked of the first request (LAS's startPts) is not asked again: a reconnect wants the edge.
+            if let plain = source.reconnecting {
+                source = plain
+                sources = sources.map { $0.reconnecting ?? $0 }
+            }
             var move: String??
             var downgraded = false
             var reading = ConnectionReading(limits: goodput, tracks: tracks, startsAt: offset)

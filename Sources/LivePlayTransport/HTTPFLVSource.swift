@@ -54,6 +54,12 @@ public struct HTTPFLVSource: ByteSource {
         HTTPFLVConnection(source: self, offset: offset, continuation: validator.map { .ifRange($0) } ?? .unconditional)
     }
 
+    /// The same request without LAS's `startPts`, when it has one.
+    public var reconnecting: (any ByteSource)? {
+        guard LASStart.startPts(in: url) != nil else { return nil }
+        return HTTPFLVSource(url: LASStart.removed(from: url), options: options, pool: pool, logger: logger, timer: timer)
+    }
+
     fileprivate func request(_ url: String, offset: Int64, ifRange: String?) throws -> HTTPClient.Request {
         var headers = HTTPHeaders()
         for field in options.headers { headers.add(name: field.name, value: field.value) }

@@ -54,7 +54,8 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Any path ending in .flv is the live stream; /file.flv is the whole file once (Content-Length).
             Per-request options: ?gop=0 (no GOP cache), ?chunked=0 (close-delimited body),
-            ?close_after=SECONDS (end the body). Prints 'listening http://HOST:PORT/live.flv' when ready.
+            ?close_after=SECONDS (end the body), ?startPts=MS (LAS: start at the GOP of the keyframe at MS, or, negative,
+            that far behind the live edge; up to 10 s back). Prints 'listening http://HOST:PORT/live.flv' when ready.
             Live streams carry an onLivePlayClock wall-clock tag every second, for end-to-end latency.
             Its fields are in docs/wall-clock-tags.md. With --rendition NAME=FILE (repeatable) it serves
             renditions of one programme instead, each at /NAME.flv, paced by one clock from one instant (files made
@@ -77,6 +78,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Flag(help: "Start every client at the live edge instead of the last keyframe.")
     var noGopCache = false
+
+    @Flag(help: "Ignore ?startPts= as a server that does not speak LAS does.")
+    var noStartPts = false
 
     @Flag(help: "Play the file once, then end every body.")
     var noLoop = false
@@ -111,10 +115,11 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let configuration = LiveFLVServer.Configuration(
+        var configuration = LiveFLVServer.Configuration(
             host: host, port: port, gopCache: !noGopCache, loops: !noLoop, maximumPendingBytes: maxPendingMib << 20,
             slowClientPolicy: slowClient, threads: common.threads,
             wallClockInterval: noWallClock ? nil : .milliseconds(Int64(((wallClockInterval ?? 1) * 1000).rounded())))
+        if noStartPts { configuration.startPtsWindow = nil }
         var programs = [(name: renditions.isEmpty ? "" : "live", program: try LiveFLVProgram(contentsOfFile: file))]
         for rendition in renditions {
             let parts = rendition.split(separator: "=", maxSplits: 1)

@@ -117,6 +117,47 @@ import Testing
         #expect(highVideo.reduce(0, +) > 2 * lowVideo.reduce(0, +), "two renditions, not one served twice")
     }
 
+    /// LAS's `startPts`: a request starts at the GOP of the keyframe it names (by presentation time: a later instant
+    /// in that GOP names it too), or, negative, that far behind the live edge; older than what is kept, at the oldest
+    /// kept; a server without ``LiveFLVServer/Configuration/startPtsWindow`` ignores it and sends its newest GOP.
+    @Test func startPtsStartsAtTheKeyframeItNames() async throws {
+        let path = try LabFixture.stream(seconds: 6, gop: 25)
+        let keyframes = try keyframes(path)
+        var window = LiveFLVServer.Configuration()
+        window.startPtsWindow = .milliseconds(2500)
+        var plain = LiveFLVServer.Configuration()
+        plain.startPtsWindow = nil
+        for (configuration, honours) in [(window, true), (plain, false)] {
+            try await withServer(path, configuration: configuration) { server, port in
+                #expect(await streamed(server, through: 4300), "the stream is past its fifth keyframe")
+                func firstKeyframe(_ query: String) async throws -> Int64? {
+                    let recording = try await StreamRecorder.record(
+                        port: port, request: StreamRecorder.get("/live.flv?chunked=0&" + query),
+                        duration: .milliseconds(300))
+                    return firstVideo(try demuxedBody(recording)).map { $0.isKeyframe ? $0.dts.milliseconds : -1 }
+                }
+                // All at once, well before the sixth keyframe is due.
+                async let namedRead = firstKeyframe("startPts=\(keyframes[3])")
+                async let withinRead = firstKeyframe("startPts=\(keyframes[3] + 400)")
+                async let delayedRead = firstKeyframe("startPts=-1000")
+                async let tooOldRead = firstKeyframe("startPts=\(keyframes[0])")
+                async let newestRead = firstKeyframe("gop=1")
+                let (named, within, delayed, tooOld, newest) = try await (
+                    namedRead, withinRead, delayedRead, tooOldRead, newestRead)
+                #expect(newest == keyframes[4])
+                if honours {
+                    #expect(named == keyframes[3] && within == keyframes[3])
+                    // The edge is between 4300 ms and the sixth keyframe: 1 s behind it is in the fourth GOP.
+                    #expect(delayed == keyframes[3])
+                    // 2.5 s are kept: the GOPs from the third keyframe on.
+                    #expect(tooOld == keyframes[2])
+                } else {
+                    #expect([named, within, delayed, tooOld].allSatisfy { $0 == keyframes[4] })
+                }
+            }
+        }
+    }
+
     @Test func withoutTheCacheTheFirstVideoIsTheNextKeyframe() async throws {
         let path = try LabFixture.stream(seconds: 2, gop: 25)
         let keyframes = try keyframes(path)

@@ -154,4 +154,55 @@ import Testing
         #expect(!updates.events.contains { $0.event.code == .streamSwitchFailed })
         #expect(sink.pictures.last?.width == 320, "the high rendition, from its backup")
     }
+
+    /// LAS's smooth switch: a rendition chosen by hand, with 2 s held (keyframes ahead of the picture), is asked for
+    /// with `startPts` at the newest keyframe the playback holds. The lab server honours it, and the switch cuts at that
+    /// keyframe; a server that ignores it (``LiveFLVServer/Configuration/startPtsWindow`` nil) sends its newest GOP,
+    /// the switch is told as not honoured and cuts at a keyframe both renditions share.
+    @Test func aChosenRenditionStartsAtTheKeyframeItsServerWasAskedFor() async throws {
+        for honours in [true, false] {
+            var configuration = LiveFLVServer.Configuration(port: 0, threads: 1)
+            if !honours { configuration.startPtsWindow = nil }
+            let server = LiveFLVServer(
+                renditions: [
+                    ("high", try LiveFLVProgram(contentsOfFile: try Fixture.renditionHigh.path())),
+                    ("low", try LiveFLVProgram(contentsOfFile: try Fixture.renditionLow.path())),
+                ],
+                configuration: configuration, logger: LabSessionTests.quiet())
+            let port = try await server.start()
+            let manifest = try Self.manifest(port: port)
+            defer { try? FileManager.default.removeItem(atPath: manifest) }
+            let sink = RecordingSink()
+            let updates = Updates()
+            var playing = LabSessionTests.configuration(retries: 3)
+            playing.latency = .fixed(.seconds(2))
+            let player = LivePlayer(configuration: playing, videoSink: sink)
+            player.listener = updates
+            try player.startPlay(manifest)
+            let held = await eventually(within: .seconds(20)) {
+                updates.events.contains { $0.event.code == .playBegin }
+                    && (updates.statuses.last?.cacheMilliseconds ?? 0) > 1500
+            }
+            try player.selectRendition(.rendition(1))
+            let switched = await eventually(within: .seconds(15)) {
+                updates.events.contains { $0.event.code == .streamSwitchSucceeded }
+            }
+            _ = await eventually { sink.pictures.suffix(5).allSatisfy { $0.width == 160 } }
+            await player.stopPlay()
+            await server.stop()
+            #expect(held && switched, "\(updates.events.map(\.event.code))")
+            let event = try #require(updates.events.map(\.event).first { $0.code == .streamSwitchSucceeded })
+            print("smooth switch, honoured \(honours): \(event.parameters)")
+            #expect(event.parameters["start_pts_honoured"] == .bool(honours), "\(event.parameters)")
+            guard case .int(let cut) = event.parameters["pts_ms"], case .int(let asked) = event.parameters["start_pts_ms"]
+            else {
+                Issue.record("no cut or start in \(event.parameters)")
+                continue
+            }
+            // Honoured, the cut is the keyframe asked for, the next the playback reaches; else a later one.
+            #expect(honours ? cut == asked : cut > asked, "\(event.parameters)")
+            #expect(event.parameters["reason"] == .string("manual") && event.parameters["to"] == .int(1))
+            #expect(sink.pictures.last?.width == 160, "the low rendition plays")
+        }
+    }
 }

@@ -34,6 +34,25 @@ struct RenditionCutTests {
         #expect(cut.decide(Self.aligned(poster: 10_000), at: Self.at(120)) == .cut(at: Self.ms(10_000)))
     }
 
+    /// LAS's `startPts`: the server honoured the start asked for when the other rendition's first keyframe is that one,
+    /// judged once, on the first keyframes it publishes.
+    @Test func theStartAskedForIsHonouredWhenItIsTheFirstKeyframe() {
+        var honoured = RenditionCut(requestedAt: Self.start, unreachable: "")
+        honoured.asked = Self.ms(8_000)
+        #expect(honoured.honoured == nil)
+        _ = honoured.decide(Self.aligned(poster: 10_000), at: Self.at(100))
+        #expect(honoured.honoured == true)
+        var ignored = RenditionCut(requestedAt: Self.start, unreachable: "")
+        ignored.asked = Self.ms(9_500)
+        var notReady = Self.aligned()
+        notReady.candidateReady = false
+        notReady.candidateKeyframes = []
+        _ = ignored.decide(notReady, at: Self.at(50))
+        #expect(ignored.honoured == nil, "no keyframe yet")
+        #expect(ignored.decide(Self.aligned(poster: 10_000), at: Self.at(100)) == .cut(at: Self.ms(10_000)))
+        #expect(ignored.honoured == false)
+    }
+
     @Test func aKeyframeTooCloseAheadOfThePlaybackIsNotTaken() {
         var cut = RenditionCut(requestedAt: Self.start, unreachable: "")
         // The picture shown is 50 ms before the keyframe: the playback could pass it before the cut is set.

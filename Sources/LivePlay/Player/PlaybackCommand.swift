@@ -14,6 +14,16 @@ struct PublishedPlayback: Sendable {
     var posterPTS: MediaTimestamp?
     /// The last picture shown.
     var lastPicture: VideoFrame?
+    /// The presentation times of the newest keyframes received, oldest first (``JitterBuffer/recentKeyframes``).
+    var recentKeyframes: [MediaTimestamp] = []
+    /// The first keyframe received more than ``keyframeLead`` ahead of the last picture shown: where a LAS rendition
+    /// switch asks the other rendition to start (`startPts`), and the soonest it can cut.
+    var nextKeyframe: MediaTimestamp? {
+        lastPicture.flatMap { shown in recentKeyframes.first { $0 > shown.pts + Self.keyframeLead } }
+    }
+    /// How far ahead of the picture shown a keyframe must be for a switch to cut there: the cut is set before the
+    /// playback passes it.
+    static let keyframeLead = Duration.milliseconds(100)
     /// Playback waits for media after it began (a stall), and the media buffered ahead of what plays: a rendition
     /// switch waiting for a cut the stream playing will not reach in time goes ahead.
     var stalled = false

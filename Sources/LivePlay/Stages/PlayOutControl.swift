@@ -8,6 +8,7 @@ extension PlayOut {
     /// Tells the control's owner what this turn made known; the last step of every turn, and once at the end.
     func publish(ended: Bool = false) {
         published.liveEdge = engine.buffer.liveEdge
+        published.recentKeyframes = engine.buffer.recentKeyframes
         published.stalled = hasBegun && engine.state == .loading
         published.buffered = engine.bufferLatency
         control.publish(published, ended: ended)

@@ -1,4 +1,5 @@
 import LivePlayBuffering
+import LivePlayCore
 public import LivePlayManifest
 
 /// A LAS manifest's renditions while a playback started from one runs (its session read the manifest and says so in
@@ -24,6 +25,8 @@ extension LivePlayer {
         var adaptation: RenditionAdaptation?
         /// The switch under way: to and from (ids) and why.
         var pending: (to: Int, from: Int, reason: String)?
+        /// The keyframe the pending switch asked its rendition to start at (LAS's `startPts`), and whether it did.
+        var startAsked: (keyframe: MediaTimestamp, honoured: Bool)?
         var switches = 0
 
         init(manifest: LASManifest, playing: Int, configuration: LivePlayConfiguration, at now: Duration) {
@@ -79,7 +82,7 @@ extension LivePlayer {
     /// Switches to a rendition of the manifest, with its `backupUrl`s (then the configuration's) as its backups.
     func switchStream(to rendition: LASManifest.Rendition) throws(LivePlayError) {
         let backups = rendition.backupURLs + state.withLock { $0.configuration.backupURLs }
-        try switchStream(to: rendition.url, backups: backups)
+        try switchStream(to: rendition.url, backups: backups, asksStart: true)
     }
 
     /// Follows the manifest through the playback's updates, amending what they tell (the net status's rendition,
@@ -116,8 +119,13 @@ extension LivePlayer {
             event.parameters["to"] = .int(Int64(pending.to))
             // −2307 has a `reason` of its own: why the switch failed.
             event.parameters[event.code == .streamSwitchSucceeded ? "reason" : "rendition_reason"] = .string(pending.reason)
+            if let asked = playback.startAsked {
+                event.parameters["start_pts_ms"] = .int(asked.keyframe.milliseconds)
+                event.parameters["start_pts_honoured"] = .bool(asked.honoured)
+            }
             update = .event(event)
             playback.pending = nil
+            playback.startAsked = nil
             if event.code == .streamSwitchSucceeded {
                 playback.playing = pending.to
                 playback.switches += 1

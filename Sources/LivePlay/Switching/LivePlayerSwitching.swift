@@ -1,5 +1,6 @@
 import Foundation
 import LivePlayCore
+import LivePlayTransport
 
 /// A player moving from one stream to another: to a preloaded or a cold stream (``LivePlayer/switch(to:from:)``),
 /// or to another rendition of the same content at a keyframe both share (``LivePlayer/switchStream(to:)``).
@@ -67,44 +68,67 @@ extension LivePlayer {
         try switchStream(to: url, backups: nil)
     }
 
-    /// `switchStream`, with the rendition's own backups (a LAS manifest's `backupUrl`s) instead of the configuration's.
-    func switchStream(to url: String, backups: [String]?) throws(LivePlayError) {
+    /// `switchStream`, with the rendition's own backups (a LAS manifest's `backupUrl`s) instead of the configuration's;
+    /// `asksStart`: an HTTP-FLV rendition is asked to start at the playback's newest keyframe (LAS's `startPts`).
+    func switchStream(to url: String, backups: [String]?, asksStart: Bool = false) throws(LivePlayError) {
         try Self.check(url)
         let requestedAt = time.elapsed()
-        let task = tasks.start { [self] in await switchRendition(to: url, backups: backups, requestedAt: requestedAt) }
+        let task = tasks.start { [self] in
+            await switchRendition(to: url, backups: backups, asksStart: asksStart, requestedAt: requestedAt)
+        }
         state.withLock {
             $0.switching?.cancel()
             $0.switching = task
         }
     }
 
-    private func switchRendition(to url: String, backups: [String]?, requestedAt: Duration) async {
+    private func switchRendition(to url: String, backups: [String]?, asksStart: Bool, requestedAt: Duration) async {
         let running = state.withLock { state in state.control.flatMap { control in state.gate.map { (control, $0) } } }
         guard let (playing, gate) = running else {
             return failSwitch("nothing is playing", requestedAt: requestedAt)
         }
         var configuration = state.withLock { $0.configuration }
         if let backups { configuration.backupURLs = backups }
-        // The rendition preloads in a pool of its own until the cut is reached, or the switch fails.
-        let pool = PreloadPool(configuration: configuration, clock: clock, logger: logger)
-        pool.preload(url)
         var cut = RenditionCut(requestedAt: requestedAt, unreachable: "\(Redaction.url(url)) did not connect")
         cut.wait = Self.streamSwitchWait
         cut.alignmentTolerance = Self.alignmentTolerance
-        if let candidate = pool.entry(url) {
+        // LAS's smooth switch: the other rendition is asked to start at the next keyframe the playback reaches; a
+        // server that honours it sends that keyframe first, one that does not its newest GOP (a later cut).
+        var request = url
+        if asksStart, (try? StreamURL.kind(of: url)) == .httpFLV, let keyframe = playing.published.nextKeyframe {
+            request = LASStart.url(url, startingAt: keyframe.milliseconds)
+            cut.asked = keyframe
+        }
+        // The rendition preloads in a pool of its own until the cut is reached, or the switch fails.
+        let pool = PreloadPool(configuration: configuration, clock: clock, logger: logger)
+        pool.preload(request)
+        if let candidate = pool.entry(request) {
+            if let asked = cut.asked { candidate.control.startStandby(at: asked) }
             switch await Self.decide(cut, candidate: candidate, playing: playing, time: time) {
-            case .cut(let start)?:
+            case (.cut(let start), let decided)?:
+                if let asked = decided.asked { startAsked(asked, honoured: decided.honoured == true) }
                 // This task, not the playback reaching the cut, stops that playback and plays the other.
-                if await Self.reach(start, through: gate, unless: playing), let taken = pool.take(url) {
-                    return play(url, preloaded: taken, switchedAt: requestedAt, rendition: true)
+                if await Self.reach(start, through: gate, unless: playing), let taken = pool.take(request) {
+                    return play(request, preloaded: taken, switchedAt: requestedAt, rendition: true)
                 }
-            case .fail(let reason)?:
+            case (.fail(let reason), _)?:
                 failSwitch(reason, requestedAt: requestedAt)
             default:
                 break
             }
         }
         await pool.removeAll()
+    }
+
+    /// What the other rendition's server did with the start it was asked for: told with the switch (2015's
+    /// `start_pts_ms`, `start_pts_honoured`) and logged.
+    private func startAsked(_ asked: MediaTimestamp, honoured: Bool) {
+        logger.debug(
+            honoured
+                ? "the server started the rendition at the keyframe asked for (startPts)"
+                : "the server did not honour startPts: the switch cuts at a keyframe both renditions share",
+            metadata: ["startPts": "\(asked.milliseconds)"])
+        state.withLock { $0.renditions?.startAsked = (asked, honoured) }
     }
 
     /// Waits for the playback to reach the cut (``SinkGate/reach(_:)``), or to run dry before it (a rendition too heavy
@@ -134,7 +158,7 @@ extension LivePlayer {
     /// too when the other session publishes nothing (it ended, and its pool waits to retry).
     private static func decide(
         _ cut: RenditionCut, candidate: PreloadPool.Entry, playing: PlaybackControl, time: Stopwatch
-    ) async -> RenditionCut.Action? {
+    ) async -> (RenditionCut.Action, RenditionCut)? {
         enum Turn: Sendable {
             case candidate(PublishedPlayback)
             case playing(PublishedPlayback)
@@ -172,7 +196,7 @@ extension LivePlayer {
                 switch cut.decide(observation, at: time.elapsed()) {
                 case .wait: continue
                 case .startAt(let keyframe): candidate.control.startStandby(at: keyframe)
-                case let action: return action
+                case let action: return (action, cut)
                 }
             }
             return nil

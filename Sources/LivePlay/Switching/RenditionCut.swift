@@ -35,9 +35,13 @@ struct RenditionCut: Sendable {
     let requestedAt: Duration
     var wait = Duration.seconds(5)
     var alignmentTolerance = Duration.seconds(1)
-    var lead = Duration.milliseconds(100)
+    var lead = PublishedPlayback.keyframeLead
     /// What a failure now would say.
     private(set) var reason: String
+    /// The keyframe the other rendition was asked to start at (LAS's `startPts`), and whether it did: its first
+    /// keyframe is that one (nil until it has shown a keyframe).
+    var asked: MediaTimestamp?
+    private(set) var honoured: Bool?
 
     /// - Parameter unreachable: what a failure says while the other rendition has not connected.
     init(requestedAt: Duration, unreachable: String) {
@@ -53,6 +57,7 @@ struct RenditionCut: Sendable {
     }
 
     private mutating func step(_ seen: Observation) -> Action {
+        if let asked, honoured == nil, let first = seen.candidateKeyframes.first { honoured = first == asked }
         guard seen.candidateReady, let edge = seen.candidateLiveEdge, let playingEdge = seen.playingLiveEdge,
             let shown = seen.shown
         else { return .wait }
