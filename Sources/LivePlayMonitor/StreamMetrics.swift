@@ -52,6 +52,9 @@ public final class StreamMetrics: Sendable {
         var startedSessionTimeline = false
         /// The session's reconnects by reason as its last state told them.
         var reconnectsSeen: [TransportErrorCode: Int] = [:]
+        /// A stream played from a LAS manifest: the rendition playing and the switches between renditions, registered
+        /// with its first net status that names a rendition (a stream played from its URL has neither).
+        var rendition: (playing: Gauge, switches: Counter)?
         /// Unregistered: a player still stopping must not register series again.
         var retired = false
     }
@@ -62,6 +65,7 @@ public final class StreamMetrics: Sendable {
         var receivedBytes: Int64 = 0
         var framesShown = 0
         var droppedFrames = 0
+        var renditionSwitches = 0
     }
 
     /// Seconds buckets for start-up times: a lab's first frame in milliseconds, a CDN's in a second or two.
@@ -192,14 +196,20 @@ public final class StreamMetrics: Sendable {
                 stutterMilliseconds: max(status.stutterMilliseconds, previous.stutterMilliseconds),
                 receivedBytes: max(status.receivedBytes, previous.receivedBytes),
                 framesShown: max(status.framesShown, previous.framesShown),
-                droppedFrames: max(status.droppedFrames, previous.droppedFrames))
+                droppedFrames: max(status.droppedFrames, previous.droppedFrames),
+                renditionSwitches: max(status.renditionSwitches, previous.renditionSwitches))
             books.session = session
             return SessionTotals(
                 stutters: session.stutters - previous.stutters,
                 stutterMilliseconds: session.stutterMilliseconds - previous.stutterMilliseconds,
                 receivedBytes: session.receivedBytes - previous.receivedBytes,
                 framesShown: session.framesShown - previous.framesShown,
-                droppedFrames: session.droppedFrames - previous.droppedFrames)
+                droppedFrames: session.droppedFrames - previous.droppedFrames,
+                renditionSwitches: session.renditionSwitches - previous.renditionSwitches)
+        }
+        if let id = status.rendition, let series = renditionSeries() {
+            series.playing.set(to: Double(id))
+            if increments.renditionSwitches > 0 { series.switches.increment(by: Int64(increments.renditionSwitches)) }
         }
         if increments.stutters > 0 { stalls.increment(by: Int64(increments.stutters)) }
         if increments.stutterMilliseconds > 0 { stallSeconds.increment(by: Double(increments.stutterMilliseconds) / 1000) }
@@ -243,15 +253,25 @@ public final class StreamMetrics: Sendable {
         books.withLock { books in
             books.retired = true
             for gauge in [up, latency, buffered, rate, lastEventAge] + Array(states.values) + Array(books.lastStart.values)
-                + [books.info?.gauge].compactMap({ $0 })
+                + [books.info?.gauge, books.rendition?.playing].compactMap({ $0 })
             {
                 registry.unregisterGauge(gauge)
             }
             for counter in [stalls, stallSeconds, receivedBytes, framesShown, framesDropped] + Array(reconnects.values)
-                + Array(books.events.values)
+                + Array(books.events.values) + [books.rendition?.switches].compactMap({ $0 })
             {
                 registry.unregisterCounter(counter)
             }
+        }
+    }
+
+    private func renditionSeries() -> (playing: Gauge, switches: Counter)? {
+        books.withLock { books in
+            if let series = books.rendition { return series }
+            guard !books.retired else { return nil }
+            let series = (registry.gauge(.rendition, labels), registry.counter(.renditionSwitches, labels))
+            books.rendition = series
+            return series
         }
     }
 
@@ -272,7 +292,7 @@ public final class StreamMetrics: Sendable {
 enum MetricName: String {
     case up, state, latency, buffered, rate, stalls, stallSeconds, receivedBytes, framesShown, framesDropped
     case lastEventAge, firstFrame, connect, lastFirstFrame, lastConnect, reconnects, events, info, monitorStreams, probeSuccess, probeDuration
-    case probeFailure
+    case probeFailure, rendition, renditionSwitches
 
     var descriptor: MetricNameDescriptor {
         let (name, unit, help): (String, String, String) =
@@ -298,6 +318,8 @@ enum MetricName: String {
             case .monitorStreams: ("monitor_streams", "", "Streams this replica watches (its shard of the list).")
             case .probeSuccess: ("probe_success", "", "1 if the target played during the probe.")
             case .probeDuration: ("probe_duration", "seconds", "How long the probe took.")
+            case .rendition: ("rendition", "", "The LAS manifest's rendition playing, by its id (streams played from a manifest).")
+            case .renditionSwitches: ("rendition_switches", "total", "Switches between a LAS manifest's renditions.")
             case .probeFailure:
                 ("probe_failure", "", "1, labelled with why the probe failed (a timeout before the first picture, an error's symbol).")
             }

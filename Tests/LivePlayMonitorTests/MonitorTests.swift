@@ -1,5 +1,5 @@
 import Foundation
-import LivePlay
+@testable import LivePlay
 import LivePlayLab
 @testable import LivePlayMonitor
 import LivePlayTesting
@@ -80,6 +80,40 @@ import Testing
         stream.sessionStarted()
         stream.reconnected([closed: 1])
         #expect(count("server_closed") == 4, "the new session's first")
+    }
+
+    /// A stream played from a LAS manifest has its rendition and its switches on the page, from its first net status
+    /// that names a rendition; a stream played from its URL has neither; a new session's switches count on.
+    @Test func aManifestsRenditionAndItsSwitchesAreOnThePage() {
+        let registry = PrometheusCollectorRegistry()
+        let (plain, las) = (StreamMetrics(id: "plain", registry: registry), StreamMetrics(id: "las", registry: registry))
+        var status = NetStatus(
+            elapsedMilliseconds: 5000, state: "playing", processCPU: 10, machineCPU: 20, videoWidth: 320,
+            videoHeight: 240, netSpeedKbps: 700, netJitterMilliseconds: 12, videoFPS: 30, videoBitrateKbps: 600,
+            audioBitrateKbps: 64, cacheMilliseconds: 1000, serverAddress: "127.0.0.1:8080", videoCacheFrames: 30,
+            audioCacheMilliseconds: 1000, decodedCacheFrames: 2, avReceiveIntervalMilliseconds: 0,
+            avPlayIntervalMilliseconds: 0, gopSeconds: 1, audioSampleRate: 44100, audioChannels: 1, videoCodec: "h264",
+            audioCodec: "aac", latencyMilliseconds: 1000, endToEndLatencyMilliseconds: nil, target: .seconds(1),
+            rate: 1, stutters: 0, stutterMilliseconds: 0, droppedFrames: 0, framesShown: 150, reconnects: 0,
+            mode: "auto")
+        plain.update(status, protocol: "http-flv")
+        status.rendition = 2
+        las.update(status, protocol: "http-flv")
+        #expect(Self.value(registry.emitToString(), #"liveplay_rendition_switches_total{stream="las"}"#) == 0)
+        status.rendition = 1
+        status.renditionSwitches = 1
+        las.update(status, protocol: "http-flv")
+        las.update(status, protocol: "http-flv")
+        las.sessionStarted()
+        status.renditionSwitches = 2
+        las.update(status, protocol: "http-flv")
+        let page = registry.emitToString()
+        #expect(Self.value(page, #"liveplay_rendition{stream="las"}"#) == 1, "\(page)")
+        #expect(Self.value(page, #"liveplay_rendition_switches_total{stream="las"}"#) == 3)
+        #expect(!page.contains(#"liveplay_rendition{stream="plain"}"#))
+        #expect(!page.contains(#"liveplay_rendition_switches_total{stream="plain"}"#))
+        las.unregister()
+        #expect(!registry.emitToString().contains("liveplay_rendition"))
     }
 
     /// Start-up times go to one histogram for the whole monitor (a thousand streams' buckets were half the page),
