@@ -302,7 +302,7 @@ let package = Package(
             name: "LivePlayTests",
             dependencies: [
                 "LivePlay", "LivePlayTesting", "LivePlayFLV", "LivePlayDecode", "LivePlayTransport", "LivePlayRecording",
-                "LivePlayCache", "LivePlayLab",
+                "LivePlayCache", "LivePlayLab", "LivePlayManifest",
             ],
             swiftSettings: swiftSettings
         ),

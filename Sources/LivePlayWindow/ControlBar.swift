@@ -26,7 +26,7 @@ struct BarRectangle: Equatable {
 /// events in with the time (`now`, from any origin) and carries out what comes back; tests drive it on virtual time.
 struct ControlBar {
     enum Control: Equatable {
-        case playPause, time, seekBar, liveBadge, goLive, mute, volume, captions, fullscreen
+        case playPause, time, seekBar, liveBadge, goLive, mute, volume, rendition, captions, fullscreen
     }
 
     /// What a press, drag or release asks for.
@@ -54,6 +54,9 @@ struct ControlBar {
     /// 0–100, as the player's volume.
     var volume = 100
     var captions = false
+    /// The rendition button's label, for a stream played from a LAS manifest (Brightcove's quality selector); nil: no
+    /// button.
+    var rendition: String?
     /// When the bar was last asked for; nil: never (hidden).
     private(set) var lastActivity: Duration?
     /// A drag on the seek bar or the volume slider, and where along it the pointer is (0–1).
@@ -112,9 +115,9 @@ struct ControlBar {
             progress += [(.seekBar, nil)]
             badge = [(atLiveEdge ? .liveBadge : .goLive, height * 3)]
         }
-        let buttons: [(Control?, Int?)] = [
-            (.mute, button), (.volume, height * 2), (.captions, button), (.fullscreen, button),
-        ]
+        let quality: [(Control?, Int?)] = rendition.map { [(.rendition, max(button, $0.count * height * 3 / 10))] } ?? []
+        let buttons: [(Control?, Int?)] =
+            [(.mute, button), (.volume, height * 2)] + quality + [(.captions, button), (.fullscreen, button)]
         let oneRow: [(Control?, Int?)] =
             [(.playPause, button)] + progress + badge + (progress.isEmpty ? [(nil, nil)] : []) + buttons
         let seekBarWidth = Self.flexibleWidth(of: oneRow, in: view.width, height: height)
@@ -209,6 +212,7 @@ struct ControlBar {
         case .playPause: return .bar([.action(.togglePause)])
         case .mute: return .bar([.action(.toggleMute)])
         case .captions: return .bar([.toggleCaptions])
+        case .rendition: return .bar([.action(.nextRendition)])
         case .fullscreen: return .bar([.toggleFullscreen])
         case .goLive: return .bar([.action(.goLive)])
         case .seekBar, .volume:

@@ -41,6 +41,8 @@ extension WindowRenderer {
                 fillRects(Self.speaker(in: icon, muted: bar.muted))
             case .volume:
                 drawSlider(in: box, fraction: bar.volumeFraction)
+            case .rendition:
+                drawCentred(bar.rendition ?? "", in: box, size: textSize)
             case .captions:
                 let outline = Self.inset(box, by: box.height / 4)
                 fillRects(Self.outline(outline, thickness: max(1, box.height / 24)))

@@ -80,6 +80,9 @@ public final class PlayerWindow: VideoSink, Sendable {
         case nextStream, previousStream
         /// `v` / `a`: the next video or audio track of a multitrack stream.
         case nextVideoTrack, nextAudioTrack
+        /// `b` or the control bar's rendition button: the next of a LAS manifest's renditions (adaptation first, then
+        /// each rendition by bitrate, then adaptation again).
+        case nextRendition
         /// `q`, Escape, or the window closed.
         case quit
     }
@@ -124,6 +127,8 @@ public final class PlayerWindow: VideoSink, Sendable {
         var timeline = Timeline.live
         var paused = false
         var volume = 100
+        /// The rendition button's label; nil: no manifest, no button.
+        var rendition: String?
         var titleText: String
         var overlayLines: [String] = []
         var readBackRequests: [CheckedContinuation<RGBPicture?, Never>] = []
@@ -218,6 +223,16 @@ public final class PlayerWindow: VideoSink, Sendable {
     public func setPlayback(paused: Bool, volume: Int) {
         let event = state.withLock {
             ($0.paused, $0.volume) = (paused, volume)
+            return $0.wakeEvent
+        }
+        Self.wake(event)
+    }
+
+    /// What the control bar's rendition button says (`AUTO 240P`, `720P`), for a stream played from a LAS manifest;
+    /// nil: no button.
+    public func setRendition(_ label: String?) {
+        let event = state.withLock {
+            $0.rendition = label
             return $0.wakeEvent
         }
         Self.wake(event)
@@ -393,8 +408,8 @@ public final class PlayerWindow: VideoSink, Sendable {
                 }
                 return (
                     state.pending, (state.titleText, state.statusText), state.muted, state.overlayLines,
-                    state.readBackRequests, state.closing, (state.timeline, state.paused, state.volume),
-                    state.thumbnail
+                    state.readBackRequests, state.closing,
+                    (state.timeline, state.paused, state.volume, state.rendition), state.thumbnail
                 )
             }
             if thumbnail?.seconds != renderer.thumbnailSeconds {
@@ -406,8 +421,10 @@ public final class PlayerWindow: VideoSink, Sendable {
                 if frame == nil, renderer.overlayVisible { renderer.redraw() }
             }
             let bar = renderer.bar
-            if (bar.timeline, bar.paused, bar.volume, bar.muted) != (playback.0, playback.1, playback.2, muted) {
-                (renderer.bar.timeline, renderer.bar.paused, renderer.bar.volume) = playback
+            if (bar.timeline, bar.paused, bar.volume, bar.rendition, bar.muted)
+                != (playback.0, playback.1, playback.2, playback.3, muted)
+            {
+                (renderer.bar.timeline, renderer.bar.paused, renderer.bar.volume, renderer.bar.rendition) = playback
                 renderer.bar.muted = muted
                 barChanged = true
             }

@@ -27,7 +27,7 @@ final class WindowRenderer {
     static let help = [
         "Space, click   pause / resume", "F, double-click   fullscreen", "M   mute      Up / Down   volume",
         "Left / Right   back / on 10 s", "1 / 2 / 3   auto / speed / smooth", "L   live edge      S   snapshot",
-        "R   rotate    I   figures    C   captions", "N / P   next / previous stream",
+        "R   rotate    I   figures    C   captions", "N / P   next / previous stream    B   next rendition",
         "V / A   next video / audio track", "H, ?, F1   this list      Q   quit",
         "Move the mouse for the control bar",
     ]
@@ -395,6 +395,7 @@ final class WindowRenderer {
         case Int(SDLK_p.rawValue): return .previousStream
         case Int(SDLK_v.rawValue): return .nextVideoTrack
         case Int(SDLK_a.rawValue): return .nextAudioTrack
+        case Int(SDLK_b.rawValue): return .nextRendition
         default: return nil
         }
     }

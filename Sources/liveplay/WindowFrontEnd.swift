@@ -90,6 +90,8 @@ final class WindowFrontEnd: Sendable {
         case .nextVideoTrack, .nextAudioTrack:
             let kind: MediaKind = action == .nextVideoTrack ? .video : .audio
             if let next = player.playbackState.nextTrack(kind) { player.selectTrack(kind, next) }
+        case .nextRendition:
+            if let next = player.playbackState.nextRendition { try? player.selectRendition(next) }
         case .preview(let seconds?):
             thumbnailReader()?.request(at: seconds, size: PlayerWindow.thumbnailSize)
         case .preview(nil):
@@ -176,6 +178,7 @@ final class WindowStatus: LivePlayListener, Sendable {
         window.setPlayback(paused: state.paused, volume: state.volume)
         window.setMuted(state.muted)
         window.setTimeline(Self.timeline(state.timeline))
+        window.setRendition(state.renditionLabel)
     }
 
     /// Why the picture is frozen, on it: nothing while it plays, nor while the first connection is made.

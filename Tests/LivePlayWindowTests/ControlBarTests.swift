@@ -39,6 +39,20 @@ struct ControlBarTests {
         #expect(ControlBar.behindText(position: 130, end: 120) == "-0:00")
     }
 
+    /// A stream played from a LAS manifest has a rendition button, between the volume and CC, as wide as its label;
+    /// a press asks for the next rendition.
+    @Test func aManifestsBarHasARenditionButtonThatAsksForTheNextRendition() throws {
+        var bar = visibleBar(.live)
+        #expect(!bar.layout(in: view).controls.contains { $0.control == .rendition }, "no manifest, no button")
+        bar.rendition = "AUTO 240P"
+        let controls = bar.layout(in: view).controls
+        #expect(controls.map(\.control) == [.playPause, .liveBadge, .mute, .volume, .rendition, .captions, .fullscreen])
+        let frame = try #require(controls.first { $0.control == .rendition }?.frame)
+        #expect(frame.width == 9 * ControlBar.height(forWindowHeight: view.height) * 3 / 10)
+        let (x, y) = try centre(of: .rendition, in: bar)
+        #expect(bar.press(atX: x, y: y, in: view, at: .seconds(11)) == .bar([.action(.nextRendition)]))
+    }
+
     @Test func eachLayoutHasItsControlsLeftToRightAlongTheBottom() {
         let layouts: [(PlayerWindow.Timeline, [ControlBar.Control])] = [
             (

@@ -1,5 +1,6 @@
 import Foundation
 import LivePlay
+import LivePlayLab
 @testable import LivePlayWindow
 import LivePlayTesting
 import Testing
@@ -268,6 +269,45 @@ extension WindowCommandTests {
         run.process.waitUntilExit()
     }
 
+    /// A LAS manifest's renditions in the window (the lab's two, on one clock): `b` goes from adaptation to the lowest
+    /// rendition, the bar's rendition button to the next one up, and once more to adaptation; each switch is 2015 with
+    /// `reason` `manual`.
+    @Test func theRenditionKeyAndButtonStepThroughAManifestsRenditions() async throws {
+        guard Self.hasDisplay else { return }
+        let server = LiveFLVServer(
+            renditions: [
+                ("high", try LiveFLVProgram(contentsOfFile: try Fixture.renditionHigh.path())),
+                ("low", try LiveFLVProgram(contentsOfFile: try Fixture.renditionLow.path())),
+            ],
+            configuration: .init(port: 0, threads: 1))
+        let port = try await server.start()
+        let manifest = NSTemporaryDirectory() + "liveplay-window-\(UUID().uuidString).json"
+        try Data(#"""
+            {"version": "1.0.0", "adaptationSet": [{"representation": [
+             {"id": 1, "url": "http://127.0.0.1:\#(port)/low.flv", "maxBitrate": 250, "height": 120},
+             {"id": 2, "url": "http://127.0.0.1:\#(port)/high.flv", "maxBitrate": 700, "height": 240,
+              "defaultSelected": true}]}]}
+            """#.utf8).write(to: URL(fileURLWithPath: manifest))
+        defer {
+            try? FileManager.default.removeItem(atPath: manifest)
+            Task { await server.stop() }
+        }
+        let run = try WindowRun(["--duration", "60"], source: manifest)
+        #expect(await run.playing())
+        let switched = #""symbol":"PLAY_EVT_STREAM_SWITCH_SUCC""#
+        try run.press("b")
+        #expect(await run.waitFor(switched, seconds: 10), "b: to the lowest rendition")
+        // The button's right edge is the same whatever its label (the bar's flexible gap is left of it).
+        try run.clickBar(.rendition, timeline: .live, fraction: 0.9, rendition: "120P")
+        #expect(await run.waitFor(switched, count: 2, seconds: 10), "the button: the next one up")
+        try run.press("q")
+        run.process.waitUntilExit()
+        let switches = run.log.get().split(separator: "\n").filter { $0.contains(switched) }
+        #expect(switches.count == 2, "\(switches)")
+        #expect(switches.first?.contains(#""to":1"#) == true && switches.last?.contains(#""to":2"#) == true, "\(switches)")
+        #expect(switches.allSatisfy { $0.contains(#""reason":"manual""#) }, "\(switches)")
+    }
+
     /// The key list read back by OCR: its words, as they are written.
     @Test func theKeyListReadsBackByOCR() async throws {
         guard Self.hasDisplay, Self.hasOCR else { return }
@@ -285,7 +325,8 @@ extension WindowCommandTests {
         print("the key list, by OCR:\n\(read)")
         for words in [
             "pause / resume", "fullscreen", "mute", "volume", "back / on 10", "auto / speed / smooth", "live edge", "snapshot",
-            "rotate", "figures", "captions", "next / previous stream", "next video / audio track", "this list", "quit",
+            "rotate", "figures", "captions", "next / previous stream", "next video / audio track", "next rendition",
+            "this list", "quit",
             "control bar",
         ] {
             // Spaces and case as tesseract reads them: "auto/ speed", "thislist", "Snapshot".
@@ -397,18 +438,23 @@ extension WindowCommandTests.WindowRun {
     }
 
     /// Where `control` is in the window's bar, as the window lays it out for `timeline`.
-    func bar(_ control: ControlBar.Control, timeline: PlayerWindow.Timeline) throws -> BarRectangle {
+    func bar(
+        _ control: ControlBar.Control, timeline: PlayerWindow.Timeline, rendition: String? = nil
+    ) throws -> BarRectangle {
         let window = try display.geometry(ofWindowNamed: title)
         var bar = ControlBar()
         bar.timeline = timeline
+        bar.rendition = rendition
         let frame = bar.layout(in: PictureSize(width: window.width, height: window.height)).controls
             .first { $0.control == control }?.frame
         return try #require(frame, "\(control) in the \(timeline) layout")
     }
 
     /// Shows the bar (a move) and clicks `control` at `fraction` of its width (a slider's place; its middle else).
-    func clickBar(_ control: ControlBar.Control, timeline: PlayerWindow.Timeline, fraction: Double = 0.5) throws {
-        let frame = try bar(control, timeline: timeline)
+    func clickBar(
+        _ control: ControlBar.Control, timeline: PlayerWindow.Timeline, fraction: Double = 0.5, rendition: String? = nil
+    ) throws {
+        let frame = try bar(control, timeline: timeline, rendition: rendition)
         try move(toX: frame.x + 2, y: frame.y - 20)
         // A person's pointer: it rests near the bar before it clicks (a move and a click in one X event are not what
         // the bar is made for), as xdotool's own scripts pause between steps.

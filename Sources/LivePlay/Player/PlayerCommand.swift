@@ -104,8 +104,30 @@ public struct PlaybackState: Sendable, Hashable {
     /// The LAS manifest this playback was started from, and the id of the rendition it plays (``LASManifest``).
     public var manifest: LASManifest?
     public var rendition: Int?
+    /// Adaptation chooses the rendition (``LivePlayer/RenditionChoice/auto``), not the viewer.
+    public var adaptsRendition = false
 
     public init() {}
+
+    /// What the viewer's next choice of rendition is (a window's key, a quality button): after adaptation, the lowest
+    /// rendition not `hidden`, then each one up by bitrate, then adaptation again; nil without a manifest.
+    public var nextRendition: LivePlayer.RenditionChoice? {
+        guard let manifest else { return nil }
+        let shown = manifest.renditions.filter { !$0.hidden }.sorted { $0.maxBitrate < $1.maxBitrate }
+        guard !adaptsRendition, let playing = shown.firstIndex(where: { $0.id == rendition }) else {
+            return shown.first.map { .rendition($0.id) } ?? .auto
+        }
+        return playing + 1 < shown.count ? .rendition(shown[playing + 1].id) : .auto
+    }
+
+    /// The rendition playing, as a quality button says it: `AUTO 240P` while adaptation chooses, `720P` (or the
+    /// rendition's bitrate when the manifest gives no height) when the viewer chose; nil without a manifest.
+    public var renditionLabel: String? {
+        guard let manifest else { return nil }
+        let playing = manifest.renditions.first { $0.id == rendition }
+        let name = playing.map { $0.height.map { "\($0)P" } ?? "\($0.maxBitrate)K" } ?? "?"
+        return adaptsRendition ? "AUTO \(name)" : name
+    }
 
     /// The track of `kind` after the one playing, round the list; nil when there is no other.
     public func nextTrack(_ kind: MediaKind) -> UInt8? {

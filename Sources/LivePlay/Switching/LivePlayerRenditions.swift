@@ -66,12 +66,14 @@ extension LivePlayer {
             defer { state.renditions = playback }
             guard case .rendition(let id) = choice else {
                 playback.adapt(at: now)
+                state.playbackState.adaptsRendition = playback.adaptation != nil
                 return nil
             }
             guard let chosen = playback.manifest.renditions.first(where: { $0.id == id }) else {
                 throw LivePlayError(.badManifest, "the manifest has no rendition \(id)")
             }
             playback.adaptation = nil
+            state.playbackState.adaptsRendition = false
             guard id != playback.playing else { return nil }
             playback.pending = (id, playback.playing, "manual")
             return chosen
@@ -91,11 +93,18 @@ extension LivePlayer {
         _ update: inout PlayerUpdate, in state: inout State, at now: Duration
     ) -> LASManifest.Rendition? {
         switch update {
-        case .state(let playback):
+        case .state(var playback):
             if let manifest = playback.manifest, let id = playback.rendition, state.renditions?.manifest != manifest {
                 state.renditions = RenditionPlayback(
                     manifest: manifest, playing: id, configuration: state.configuration, at: now)
             }
+            // Every playback's state tells the manifest, also that of a rendition switched to (whose session did not
+            // read it): the rendition playing, and whether adaptation chooses.
+            guard let renditions = state.renditions else { return nil }
+            playback.manifest = renditions.manifest
+            playback.rendition = renditions.playing
+            playback.adaptsRendition = renditions.adaptation != nil
+            update = .state(playback)
         case .netStatus(var status):
             guard var playback = state.renditions else { return nil }
             defer { state.renditions = playback }
