@@ -41,6 +41,11 @@ public struct LivePlayConfiguration: Sendable {
     /// Media on demand (a file, an HTTP response with a length) starts here, from the keyframe at or before
     /// it; a live stream ignores it. `nil`: from the start.
     public var startPosition: Duration?
+    /// Media on demand resumes where it was left (``ResumePositions``): without a ``startPosition``, a playback
+    /// started with ``LivePlayer/startPlay(_:type:)`` starts where the last one of the same URL stopped, and each one
+    /// keeps where it stopped, or is forgotten once played to its end. `nil`: off (the library's default; the CLI's
+    /// is the standard file, `--no-resume` turns it off).
+    public var resume: ResumePositions?
     /// A seek (and ``startPosition``) shows the picture at its target: decoded from the keyframe at or before it,
     /// the pictures between not shown and the sound before it not played (TXVodPlayer's `enableAccurateSeek`).
     /// `false`: playback starts at that keyframe, sooner by what lies between.

@@ -44,12 +44,17 @@ final class EventLog: LivePlayListener, Sendable {
     }
 
     /// The first JSON line of a run: which stream this session is (the URL as shown, the `--id`).
-    func start(url: String, mode: String) {
+    /// The run's first line; `resumeAt`: media on demand resumes there (``ResumePositions``).
+    func start(url: String, mode: String, resumeAt: Duration? = nil) {
+        if let resumeAt {
+            note("liveplay: resuming at \(StatusLine.clock(resumeAt.seconds)), where it was left (--no-resume or --start 0: from the start)")
+        }
         guard case .json = style, quiet != .errorsOnly else { return }
         var line = header(kind: "start")
         line.add("url", url)
         line.add("mode", mode)
         line.add("version", LivePlayCommand.version)
+        if let resumeAt { line.add("resume_ms", resumeAt.milliseconds) }
         write(line.line)
     }
 

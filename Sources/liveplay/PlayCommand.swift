@@ -43,7 +43,9 @@ struct PlayCommand: AsyncParsableCommand {
 
             Files: play writes only what its options name (--record, --video-out, --audio-out, --captions-out, \
             --snapshot, --snapshot-path, --arrival-trace), the window's snapshots (s: liveplay-snapshot-MS.png in the working \
-            directory) and, with --media-cache, the media cache ($XDG_CACHE_HOME/liveplay, or ~/.cache/liveplay).
+            directory), with --media-cache, the media cache ($XDG_CACHE_HOME/liveplay, or ~/.cache/liveplay), and where \
+            media on demand was left ($XDG_STATE_HOME/liveplay/positions, or ~/.local/state/liveplay/positions; \
+            --no-resume neither reads nor writes it).
 
             Examples:
               liveplay                                the built-in demo stream
@@ -301,7 +303,15 @@ struct PlayCommand: AsyncParsableCommand {
         let target = targets[0]
         let shown = showSecrets ? target : Redaction.url(target)
         log.note("liveplay: playing \(shown)")
-        log.start(url: shown, mode: mode.rawValue)
+        // Media on demand where it was left: said once, on the start line (JSON) or as a note.
+        let resume = try makeConfiguration().resume
+        do {
+            try resume?.prepare()
+        } catch {
+            log.error("liveplay: could not keep where media is left in \(resume?.path ?? ""): \(error)")
+        }
+        let resumeAt = start == nil ? resume?.position(for: target) : nil
+        log.start(url: shown, mode: mode.rawValue, resumeAt: resumeAt)
 
         let stop = StopSignal()
         log.output.onBroken = { stop.fire(.outputClosed) }
@@ -437,7 +447,7 @@ struct PlayCommand: AsyncParsableCommand {
             transport: transport, latency: latency)
         configuration.startPosition = start.map { .seconds($0) }
         configuration.accurateSeek = !keyframeSeek
-        sources.apply(to: &configuration)
+        sources.apply(to: &configuration, bounded: duration != nil || frames != nil)
         configuration.videoTrack = videoTrack
         configuration.audioTrack = audioTrack
         configuration.seiPayloadTypes = Set(sei.flatMap(\.types))

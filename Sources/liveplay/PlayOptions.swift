@@ -142,6 +142,9 @@ struct SourceOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The highest bitrate a LAS manifest's rendition may have, in kbit/s.", valueName: "kbit/s"))
     var maxBitrate: Int?
 
+    @Flag(help: "Media on demand: from the start, not from where it was left (kept in $XDG_STATE_HOME/liveplay/positions).")
+    var noResume = false
+
     /// Backups are live network URLs, for one URL played; a rendition or a bitrate cap is for a manifest.
     func validate(urls: [String], showSecrets: Bool) throws {
         if rendition != nil || maxBitrate != nil, !urls.contains(where: LASManifest.names) {
@@ -156,11 +159,14 @@ struct SourceOptions: ParsableArguments {
         if !backups.isEmpty, urls.count > 1 { throw ValidationError("--backup goes with one URL, not with several") }
     }
 
-    func apply(to configuration: inout LivePlayConfiguration) {
+    /// `bounded`: a run that `-t` or `--frames` ends (a script's, a measurement's) neither resumes nor keeps where it
+    /// stopped: it plays the same every time.
+    func apply(to configuration: inout LivePlayConfiguration, bounded: Bool) {
         configuration.decoder.hardware = hwdec.value
         configuration.backupURLs = backups
         configuration.rendition = rendition
         configuration.maximumBitrate = maxBitrate
+        configuration.resume = noResume || bounded ? nil : ResumePositions()
     }
 }
 

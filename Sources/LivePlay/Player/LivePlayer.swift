@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-public import LivePlayBuffering
+import LivePlayBuffering
 import LivePlayCore
 public import LivePlayDecode
 import LivePlayTransport
@@ -119,11 +119,6 @@ public final class LivePlayer: Sendable {
         }
     }
 
-    /// Switches to a latency mode's preset, also while playing.
-    public func setMode(_ mode: LatencyMode) {
-        configuration.latency = .preset(mode)
-    }
-
     /// What the playback running (or the last one) is, as its play loop last made it known: paused, volume and
     /// layout, tracks, the timeline. Also delivered to ``LivePlayListener/onStateChange(_:)`` when it changes.
     public var playbackState: PlaybackState { state.withLock { $0.playbackState } }
@@ -226,7 +221,8 @@ public final class LivePlayer: Sendable {
     /// One playback of `url`, to its end.
     func playback(url: String, switchedAt: Duration?) async -> PlaybackOutcome {
         let control = PlaybackControl()
-        let (configuration, gate) = state.withLock { ($0.configuration, Self.attach(control, to: &$0)) }
+        let (stored, gate) = state.withLock { ($0.configuration, Self.attach(control, to: &$0)) }
+        let configuration = switchedAt == nil ? Self.resuming(url, stored) : stored
         if let switchedAt { control.switchedTo(at: switchedAt, on: time, preloaded: false) }
         let clock = self.clock
         let outcome = await delivering(configuration) { delivery in
@@ -237,6 +233,7 @@ public final class LivePlayer: Sendable {
                 onState: { delivery.post(.state($0)) })
         }
         detach(control)
+        keepPosition(of: url, after: outcome, in: configuration.resume)
         return outcome
     }
 

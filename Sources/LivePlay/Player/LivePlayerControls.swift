@@ -1,4 +1,4 @@
-import LivePlayBuffering
+public import LivePlayBuffering
 public import LivePlayCore
 public import LivePlayDecode
 
@@ -6,6 +6,11 @@ public import LivePlayDecode
 /// after it, TXLivePlayer's names, are conveniences for it. What lasts from one playback to the next (volume, mute,
 /// layout) is kept here and given to each playback; what a playback is comes back as its ``PlaybackState``.
 extension LivePlayer {
+    /// Switches to a latency mode's preset, also while playing.
+    public func setMode(_ mode: LatencyMode) {
+        configuration.latency = .preset(mode)
+    }
+
     /// Carries out `command`: the settings that last change here and go to the playback running; a seek or a
     /// recording asked for before playing applies to the next playback; the rest goes to the playback running (a
     /// command with none running is dropped).
