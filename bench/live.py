@@ -7,6 +7,7 @@ process group) when it passes it. Tools are run round by round, the order rotati
 the machine falls on all of them alike. Writes the raw samples and the summary to results.json, the tables to
 results.md, and the plot to latency-stall.png.
 """
+import datetime
 import json
 import os
 import re
@@ -615,9 +616,10 @@ def measure_zap():
 # --- 3b: a bandwidth step, with and without adaptation ------------------------------------------------------
 
 def abr_media():
-    """Two renditions of one 720p30 source with the same GOP (1 s) and timestamps: 2.5 and 0.6 Mbit/s."""
+    """Three renditions of one 720p30 source with the same GOP (1 s) and timestamps, as issue 48's trace has them:
+    2.5 Mbit/s at 720p, 1.2 at 540p, 0.5 at 360p."""
     paths = {}
-    for name, size, rate in (("high", "1280x720", "2500k"), ("low", "640x360", "600k")):
+    for name, size, rate in (("high", "1280x720", "2500k"), ("mid", "960x540", "1200k"), ("low", "640x360", "500k")):
         path = f"{MEDIA}/abr-{name}.flv"
         if not os.path.exists(path):
             subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30",
@@ -629,15 +631,21 @@ def abr_media():
     return paths
 
 
+# Issue 48's trace, on the proxy's clock: 4 Mbit/s, 900 kbit/s from 15 s to 35 s, 4 Mbit/s again; 60 s a run.
+ABR_CAP = (15, 35)
+ABR_SECONDS = 60
+
+
 def measure_abr():
-    """A LAS manifest of the lab's two renditions behind the impairment proxy, its bandwidth stepped down to
-    1.2 Mbit/s from 10 s to 30 s of the proxy's clock: liveplay adapting, and liveplay held on the top rendition
-    (`--rendition 2`, as a player of one URL plays), each 45 s, alternating. Per run: stalls (2105), the seconds
-    stalled, the switches (2015) and the pictures shown, from the JSON log."""
+    """A LAS manifest of the lab's three renditions behind the impairment proxy, its bandwidth stepped from 4 Mbit/s
+    down to 900 kbit/s from 15 s to 35 s and back: liveplay adapting, and liveplay held on the top rendition
+    (`--rendition 3`, as a player of one URL plays), 60 s each, alternating. Per run, from the JSON log: stalls
+    (2105), the seconds stalled and the longest stall, the switches (2015), how long after the cap the first switch
+    down came and after its end the first switch up, and the pictures shown."""
     media = abr_media()
-    lab = subprocess.Popen([f"{BIN}/liveplay-lab", "serve", media["high"], "--rendition", f"low={media['low']}",
-                            "--port", "0"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                           stderr=subprocess.DEVNULL, start_new_session=True)
+    lab = subprocess.Popen([f"{BIN}/liveplay-lab", "serve", media["high"], "--rendition", f"mid={media['mid']}",
+                            "--rendition", f"low={media['low']}", "--port", "0"], stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         match = re.match(r"listening http://127.0.0.1:(\d+)/", lab.stdout.readline().decode())
         if not match:
@@ -646,33 +654,59 @@ def measure_abr():
             for name in (("adaptive", "top-only") if round_index % 2 == 0 else ("top-only", "adaptive")):
                 proxy = subprocess.Popen(
                     [f"{BIN}/liveplay-lab", "proxy", "--upstream", f"127.0.0.1:{match.group(1)}", "--listen", "0",
-                     "--timeline", "at=10s bandwidth=1200; at=30s clear"],
+                     "--timeline", f"at=0s bandwidth=4000; at={ABR_CAP[0]}s bandwidth=900; "
+                                   f"at={ABR_CAP[1]}s bandwidth=4000"],
                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
                 try:
                     port = re.search(rb"listening [^ ]*:(\d+) ->", proxy.stdout.readline()).group(1).decode()
                     manifest = f"{WORK}/abr-{port}.json"
                     with open(manifest, "w") as handle:
                         json.dump({"version": "1.0.0", "adaptationSet": [{"duration": 1000, "representation": [
-                            {"id": 1, "url": f"http://127.0.0.1:{port}/low.flv", "maxBitrate": 700},
-                            {"id": 2, "url": f"http://127.0.0.1:{port}/live.flv", "maxBitrate": 2700,
+                            {"id": 1, "url": f"http://127.0.0.1:{port}/low.flv", "maxBitrate": 600, "height": 360},
+                            {"id": 2, "url": f"http://127.0.0.1:{port}/mid.flv", "maxBitrate": 1300, "height": 540},
+                            {"id": 3, "url": f"http://127.0.0.1:{port}/live.flv", "maxBitrate": 2600, "height": 720,
                              "defaultSelected": True}]}]}, handle)
                     log_path = f"{WORK}/abr-{name}-{round_index}.jsonl"
-                    command = [f"{BIN}/liveplay", manifest, "-t", "45", "--json"]
-                    run_to_exit(command + (["--rendition", "2"] if name == "top-only" else []), 90, log_path)
-                    events = [line for line in json_lines(log_path) if line.get("kind") == "event"]
-                    stalls = [e["params"].get("EVT_BLOCK_DURATION", 0) for e in events if e.get("code") == 2105]
-                    # Each rendition's session sums up its own part (9006): the pictures shown are theirs together.
-                    summaries = [e["params"] for e in events if e.get("code") == 9006]
-                    add(f"abr/{name}/stalls", len(stalls))
-                    add(f"abr/{name}/stalled-s", sum(stalls) / 1000)
-                    add(f"abr/{name}/switches", sum(1 for e in events if e.get("code") == 2015))
-                    add(f"abr/{name}/frames", sum(summary.get("frames_shown", 0) for summary in summaries))
+                    command = [f"{BIN}/liveplay", manifest, "-t", str(ABR_SECONDS), "--json"]
+                    run_to_exit(command + (["--rendition", "3"] if name == "top-only" else []), ABR_SECONDS + 45,
+                                log_path)
+                    record_abr(name, list(json_lines(log_path)))
                 finally:
                     kill_group(proxy)
                     proxy.wait()
     finally:
         kill_group(lab)
         lab.wait()
+
+
+def record_abr(name, lines):
+    """One run's figures from its log: when each line came (`ts`) since the player started (its `start` line, a few
+    hundred milliseconds after the proxy's clock began)."""
+    def at(line):
+        return datetime.datetime.fromisoformat(line["ts"].replace("Z", "+00:00")).timestamp()
+    started = next((at(line) for line in lines if line.get("kind") == "start"), None)
+    events = [line for line in lines if line.get("kind") == "event"]
+    if started is None:
+        notes.append(f"abr {name}: no start line in the log")
+        return
+    stalls = [e["params"].get("EVT_BLOCK_DURATION", 0) for e in events if e.get("code") == 2105]
+    switches = [(at(e) - started, e["params"]) for e in events if e.get("code") == 2015]
+    # Each rendition's session sums up its own part (9006): the pictures shown are theirs together.
+    summaries = [e["params"] for e in events if e.get("code") == 9006]
+    add(f"abr/{name}/stalls", len(stalls))
+    add(f"abr/{name}/stalled-s", sum(stalls) / 1000)
+    add(f"abr/{name}/longest-stall-ms", max(stalls, default=0))
+    add(f"abr/{name}/switches", len(switches))
+    add(f"abr/{name}/frames", sum(summary.get("frames_shown", 0) for summary in summaries))
+    down = [t for t, p in switches if t >= ABR_CAP[0] and p.get("to", 0) < p.get("from", 0)]
+    up = [t for t, p in switches if t >= ABR_CAP[1] and p.get("to", 0) > p.get("from", 0)]
+    if down:
+        add(f"abr/{name}/down-s", down[0] - ABR_CAP[0])
+    if up:
+        add(f"abr/{name}/up-s", up[0] - ABR_CAP[1])
+    told = ", ".join(f"{p.get('from')}→{p.get('to')} {p.get('reason')} at {t:.1f} s" for t, p in switches)
+    if told:
+        notes.append(f"{name} switched {told}")
 
 
 def measure_sessions():
@@ -1336,16 +1370,17 @@ def report(scale, series, monitor_rows=None):
             out(f"| {name} | " + " | ".join(row) + " |")
         out("")
     if any(key.startswith("abr/") for key in samples):
-        out("### A bandwidth step (2.5 → 1.2 → 2.5 Mbit/s), a LAS manifest of 2.5 and 0.6 Mbit/s renditions, 45 s")
+        out("### A bandwidth step (4 → 0.9 Mbit/s from 15 s to 35 s → 4), a LAS manifest of 2.5, 1.2 and 0.5 Mbit/s "
+            "renditions, 60 s")
         out("")
-        out("| liveplay | stalls | seconds stalled | switches | pictures shown |")
-        out("|---|---|---|---|---|")
-        for name, label in (("adaptive", "adapting"), ("top-only", "the top rendition only (`--rendition 2`)")):
-            stalls, _ = cell(f"abr/{name}/stalls", 1.0, 0)
-            stalled, _ = cell(f"abr/{name}/stalled-s", 1.0, 1)
-            switches, _ = cell(f"abr/{name}/switches", 1.0, 0)
-            frames, _ = cell(f"abr/{name}/frames", 1.0, 0)
-            out(f"| {label} | {stalls} | {stalled} | {switches} | {frames} |")
+        out("| liveplay | stalls | seconds stalled | longest stall, ms | switches | first down after the cap, s "
+            "| first up after it, s | pictures shown |")
+        out("|---|---|---|---|---|---|---|---|")
+        for name, label in (("adaptive", "adapting"), ("top-only", "the top rendition only (`--rendition 3`)")):
+            figures = [cell(f"abr/{name}/{key}", 1.0, digits)[0] for key, digits in (
+                ("stalls", 0), ("stalled-s", 1), ("longest-stall-ms", 0), ("switches", 0), ("down-s", 1),
+                ("up-s", 1), ("frames", 0))]
+            out(f"| {label} | " + " | ".join(figures) + " |")
         out("")
     if notes:
         out("Notes from this run: " + "; ".join(dict.fromkeys(notes)) + ".")
