@@ -177,16 +177,6 @@ public final class LivePlayer: Sendable {
         state.withLock { $0.control?.lastPicture ?? $0.lastPicture }
     }
 
-    /// Pictures for a seek bar's hover over the time-shift window (``LivePlayConfiguration/timeShift``): for a time
-    /// from the window's start, the keyframe at or before it, read from the playing session's ring. Each request
-    /// asks for the ring anew, so the reader follows a switch to another stream; without time-shift it delivers
-    /// no picture. Stop it when done.
-    public func timeShiftThumbnails(deliver: @escaping ThumbnailReader.Delivery) -> ThumbnailReader {
-        ThumbnailReader(
-            timeShiftRing: { [weak self] in self?.state.withLock { $0.control?.published.timeShiftRing } },
-            deliver: deliver)
-    }
-
     /// A stream of what the listener gets, from now until the player is released or the consumer stops.
     /// It keeps the newest 256 updates: a consumer that falls behind loses the oldest, never stalls playback.
     public func updates() -> AsyncStream<PlayerUpdate> {
@@ -206,7 +196,12 @@ public final class LivePlayer: Sendable {
         // A URL no session can start: a session says why (its events and summary), as for any failure.
         guard (try? Self.check(url)) != nil else { return await playback(url: url, switchedAt: nil) }
         try? startPlay(url)
-        return await withTaskCancellationHandler {
+        return await followPlaying()
+    }
+
+    /// Waits for the playback running to end, following the switches that replace it; cancelling stops it.
+    func followPlaying() async -> PlaybackOutcome {
+        await withTaskCancellationHandler {
             while let task = state.withLock({ $0.playing }) {
                 let outcome = await task.value
                 // A switch replaced the playback: wait for the one playing now.

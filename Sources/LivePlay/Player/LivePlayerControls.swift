@@ -6,6 +6,16 @@ public import LivePlayDecode
 /// after it, TXLivePlayer's names, are conveniences for it. What lasts from one playback to the next (volume, mute,
 /// layout) is kept here and given to each playback; what a playback is comes back as its ``PlaybackState``.
 extension LivePlayer {
+    /// Pictures for a seek bar's hover over the time-shift window (``LivePlayConfiguration/timeShift``): for a time
+    /// from the window's start, the keyframe at or before it, read from the playing session's ring. Each request
+    /// asks for the ring anew, so the reader follows a switch to another stream; without time-shift it delivers
+    /// no picture. Stop it when done.
+    public func timeShiftThumbnails(deliver: @escaping ThumbnailReader.Delivery) -> ThumbnailReader {
+        ThumbnailReader(
+            timeShiftRing: { [weak self] in self?.state.withLock { $0.control?.published.timeShiftRing } },
+            deliver: deliver)
+    }
+
     /// Switches to a latency mode's preset, also while playing.
     public func setMode(_ mode: LatencyMode) {
         configuration.latency = .preset(mode)
