@@ -13,7 +13,7 @@ let package = Package(
     name: "liveplay-fuzz",
     platforms: [.macOS(.v13)],
     dependencies: [.package(name: "liveplay", path: "..")],
-    targets: ["FLV", "AMF", "CodecConfiguration", "RTMP", "HTTPFLV", "URL", "Manifest"].map { name in
+    targets: ["FLV", "AMF", "CodecConfiguration", "RTMP", "HTTPFLV", "URL", "Manifest", "Playlist"].map { name in
         .executableTarget(
             name: "Fuzz\(name)",
             dependencies: [.product(name: "LivePlayFuzzing", package: "liveplay")],

@@ -251,7 +251,7 @@ public enum FuzzTargets {
     public static let all: [String: @Sendable ([UInt8]) -> String?] = [
         "FuzzFLV": flvDemuxer, "FuzzAMF": amf0, "FuzzCodecConfiguration": codecConfiguration,
         "FuzzRTMP": rtmpMessages, "FuzzHTTPFLV": httpFLVResponse, "FuzzURL": streamAddress,
-        "FuzzManifest": lasManifest,
+        "FuzzManifest": lasManifest, "FuzzPlaylist": m3uPlaylist,
     ]
 
     /// A LAS manifest from any bytes: refused with a sentence, or renditions to play, each with a network URL, and
@@ -346,5 +346,30 @@ public enum FuzzTargets {
         demuxer.finish()
         drain()
         return output
+    }
+
+    /// An M3U playlist from any bytes, read as a remote one and as a local one: refused with a sentence, or entries
+    /// that are absolute URLs of what liveplay plays (no local file from the network, no playlist inside), as many
+    /// as the bound allows; the same bytes read twice give the same playlist.
+    public static func m3uPlaylist(_ input: [UInt8]) -> String? {
+        for base in ["http://127.0.0.1/lists/feed.m3u", "/srv/lists/feed.m3u"] {
+            let playlist: M3UPlaylist
+            do {
+                playlist = try M3UPlaylist(parsing: input, base: base)
+            } catch {
+                if error.message.isEmpty { return "refused without a sentence" }
+                continue
+            }
+            guard !playlist.entries.isEmpty, playlist.entries.count <= M3UPlaylist.maximumEntries else {
+                return "\(playlist.entries.count) entries"
+            }
+            let schemes = ["http://", "https://", "rtmp://", "rtmps://"] + (base.hasPrefix("/") ? ["/"] : [])
+            for entry in playlist.entries where !schemes.contains(where: entry.url.lowercased().hasPrefix) {
+                return "an entry that is not what liveplay plays from \(base): \(entry.url)"
+            }
+            if playlist.entries.contains(where: { M3UPlaylist.names($0.url) }) { return "a playlist inside" }
+            guard (try? M3UPlaylist(parsing: input, base: base)) == playlist else { return "read twice, two playlists" }
+        }
+        return nil
     }
 }
