@@ -10,6 +10,7 @@ public struct LivePlayError: Error, Sendable, CustomStringConvertible {
         case demux(FLVError)
         case decode(DecodeError)
         case manifest(LASManifestError)
+        case playlist(M3UPlaylistError)
     }
 
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
@@ -22,6 +23,8 @@ public struct LivePlayError: Error, Sendable, CustomStringConvertible {
         public static let notFLV = Code(rawValue: "not_flv")
         /// A LAS manifest that is not one, or cannot be played (``LASManifest/read(_:transport:)``).
         public static let badManifest = Code(rawValue: "bad_manifest")
+        /// An M3U playlist that is not one, or names what cannot be played (``M3UPlaylist/read(_:transport:)``).
+        public static let badPlaylist = Code(rawValue: "bad_playlist")
         /// Not an HTTP(S)-FLV or RTMP(S) URL (``LivePlayer/startPlay(_:type:)``).
         public static let unsupportedURL = Code(rawValue: "unsupported_url")
     }

@@ -112,6 +112,12 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
     /// A LAS manifest was read: `renditions` (`id:kbit/s:WxH`, lowest first, `:hidden` / `:manual` where the
     /// manifest says so, comma-separated), `count`, `rendition` (the id playback starts on), `url` (redacted).
     public static let renditions = PlayEventCode(9022, "LIVEPLAY_EVT_RENDITIONS")
+    /// A playlist's item starts (``LivePlayer/run(playlist:preload:)``): `index` (from 0), `count`, `url` (secrets
+    /// redacted), `title` when the playlist has one.
+    public static let playlistItem = PlayEventCode(9023, "LIVEPLAY_EVT_PLAYLIST_ITEM")
+    /// The item starting is among a playlist's last ``LivePlaylist/reachLastCount`` (TUIPlayer's `onReachLast`), once
+    /// a pass: `index`, `count`, `pass` (from 0; a looped playlist counts its passes).
+    public static let playlistReachLast = PlayEventCode(9024, "LIVEPLAY_EVT_PLAYLIST_REACH_LAST")
     /// liveplay's own warning: the stream carries malformed data the demuxer skipped (a lying PreviousTagSize,
     /// an oversized tag, bad script data), reported at most once per kind every 10 s with counts.
     public static let malformedData = PlayEventCode(9101, "LIVEPLAY_WARNING_MALFORMED_DATA")
@@ -132,7 +138,7 @@ public struct PlayEventCode: RawRepresentable, Hashable, Sendable, CustomStringC
         serverRefused, catchUpStarted, catchUpEnded, catchUpSkip, latencyChanged, listenerOverflow, sessionSummary,
         paused, resumed, unplayable, seekStarted, seekDone, audioVolume, switched, malformedData, recordBegan,
         recordProgress, recordCompleted, recordFailed, tracksChanged, reconnectRequested, seiMessage, audioDownmix,
-        caption, truncated, sourceChanged, renditions,
+        caption, truncated, sourceChanged, renditions, playlistItem, playlistReachLast,
     ]
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 public import LivePlayManifest
 public import LivePlayTransport
 
@@ -9,20 +10,44 @@ extension LASManifest {
     public static func read(_ url: String, transport: TransportOptions = TransportOptions()) async throws(LivePlayError)
         -> LASManifest
     {
-        let shown = Redaction.url(url)
-        let body: [UInt8]
-        do {
-            body = try await DocumentFetch.read(url, limit: maximumSize, options: transport)
-        } catch {
-            let missing = error.code == .notFound || error.code == .invalidURL || error.httpStatus == 404
-            throw LivePlayError(
-                missing ? .sourceNotFound : .sourceFailed, "the manifest \(shown) cannot be read: \(error.message)",
-                cause: .transport(error))
-        }
+        let body = try await readDocument(url, kind: "manifest", limit: maximumSize, transport: transport)
         do {
             return try LASManifest(parsing: body)
         } catch {
-            throw LivePlayError(.badManifest, "\(shown) cannot be played: \(error.message)", cause: .manifest(error))
+            throw LivePlayError(.badManifest, "\(Redaction.url(url)) cannot be played: \(error.message)", cause: .manifest(error))
         }
+    }
+}
+
+extension M3UPlaylist {
+    /// Reads the M3U playlist `url` names (a path, a `file://` URL, or HTTP(S)), its entries resolved against it: at
+    /// most ``maximumSize`` bytes, one request within the transport's timeouts.
+    /// - Throws: ``LivePlayError``: `sourceNotFound` (no such file, or 404), `sourceFailed` (it could not be read),
+    ///   `badPlaylist` (not a playlist of what liveplay plays; the message says why).
+    public static func read(_ url: String, transport: TransportOptions = TransportOptions()) async throws(LivePlayError)
+        -> M3UPlaylist
+    {
+        let body = try await readDocument(url, kind: "playlist", limit: maximumSize, transport: transport)
+        // A relative path is relative to the working directory; its entries, to the playlist's own directory.
+        let base = url.hasPrefix("/") || url.contains("://") ? url : FileManager.default.currentDirectoryPath + "/" + url
+        do {
+            return try M3UPlaylist(parsing: body, base: base)
+        } catch {
+            throw LivePlayError(.badPlaylist, "\(Redaction.url(url)) cannot be played: \(error.message)", cause: .playlist(error))
+        }
+    }
+}
+
+/// A manifest's or a playlist's bytes, with what went wrong in reading them as a ``LivePlayError``.
+private func readDocument(
+    _ url: String, kind: String, limit: Int, transport: TransportOptions
+) async throws(LivePlayError) -> [UInt8] {
+    do {
+        return try await DocumentFetch.read(url, limit: limit, options: transport)
+    } catch {
+        let missing = error.code == .notFound || error.code == .invalidURL || error.httpStatus == 404
+        throw LivePlayError(
+            missing ? .sourceNotFound : .sourceFailed, "the \(kind) \(Redaction.url(url)) cannot be read: \(error.message)",
+            cause: .transport(error))
     }
 }

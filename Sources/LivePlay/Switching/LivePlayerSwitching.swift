@@ -232,6 +232,7 @@ extension LivePlayer {
             }
         }
         detach(control)
+        keepPosition(of: preloaded.url, after: outcome, in: configuration.resume)
         return outcome
     }
 }
