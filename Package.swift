@@ -192,6 +192,9 @@ let package = Package(
             name: "offline-player", dependencies: ["LivePlay"], path: "Samples/OfflinePlayer", swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "feed-player", dependencies: ["LivePlay"], path: "Samples/FeedPlayer", swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "rendition-watcher", dependencies: ["LivePlay"], path: "Samples/RenditionWatcher",
             swiftSettings: swiftSettings
         ),

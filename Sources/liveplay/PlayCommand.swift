@@ -153,6 +153,9 @@ struct PlayCommand: AsyncParsableCommand {
     @OptionGroup
     var sources: SourceOptions
 
+    @OptionGroup(title: "Playlists")
+    var playlists: PlaylistOptions
+
     @Option(parsing: .unconditional, help: "cacheTime in seconds: the fixed cache (smooth) and what loading waits for.")
     var cacheTime: Double?
 
@@ -205,6 +208,7 @@ struct PlayCommand: AsyncParsableCommand {
         }
         guard (0...8).contains(preload) else { throw ValidationError("--preload must be 0…8") }
         try sources.validate(urls: urls, showSecrets: showSecrets)
+        try playlists.validate(urls: urls)
         if let switchEvery { try Seconds.check(switchEvery, "--switch-every") }
         if let switchStream {
             do {
@@ -273,7 +277,8 @@ struct PlayCommand: AsyncParsableCommand {
 
         var demo: BuiltInDemo?
         var targets: [String] = []
-        for url in urls.isEmpty ? ["demo"] : urls {
+        let playlist = try await playlists.playlist(for: urls, log: log, options: try makeConfiguration().transport)
+        for url in playlist?.items.map(\.url) ?? (urls.isEmpty ? ["demo"] : urls) {
             if url == "demo" {
                 if demo == nil {
                     do {
@@ -287,7 +292,8 @@ struct PlayCommand: AsyncParsableCommand {
                 targets.append(demo!.url)
                 continue
             }
-            if let address = try? StreamAddress(parsing: url), address.isLocalFile {
+            // A playlist's items are checked as each comes: one that is not there is told and skipped.
+            if playlist == nil, let address = try? StreamAddress(parsing: url), address.isLocalFile {
                 var isDirectory: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: address.path, isDirectory: &isDirectory) else {
                     Standard.error("liveplay: no such file: \(address.path)")
@@ -301,8 +307,10 @@ struct PlayCommand: AsyncParsableCommand {
             targets.append(url)
         }
         let target = targets[0]
-        let shown = showSecrets ? target : Redaction.url(target)
-        log.note("liveplay: playing \(shown)")
+        // A playlist is named as given (its items are told as each starts, 9023).
+        let named = playlist == nil ? target : urls[0]
+        let shown = showSecrets ? named : Redaction.url(named)
+        log.note("liveplay: playing \(shown)" + (playlist.map { ", a playlist of \($0.items.count)" } ?? ""))
         // Media on demand where it was left: said once, on the start line (JSON) or as a note.
         let resume = try makeConfiguration().resume
         do {
@@ -359,20 +367,28 @@ struct PlayCommand: AsyncParsableCommand {
             }
         }
         let showSecrets = showSecrets
-        let switcher = targets.count > 1
+        let switcher = targets.count > 1 && playlist == nil
             ? StreamSwitcher(
                 urls: targets, player: player, configuration: try makeConfiguration(), preload: preload, log: log,
                 show: { showSecrets ? $0 : Redaction.url($0) },
                 onSwitch: { [window = frontEnd?.window] shown in window?.setTitle("liveplay — \(shown)") })
             : nil
         if let switcher { frontEnd?.switchesStreams(with: switcher.request) }
+        if let playlist { frontEnd?.switchesStreams { $0 > 0 ? playlist.next() : playlist.previous() } }
+        // A playlist keeps the item to come preloaded, so that autoplay to it is a switch (a switcher's pool's logger).
+        var quiet = Logger(label: "liveplay.preload")
+        quiet.logLevel = .error
+        let playlistPool = try playlist.map { _ in PreloadPool(configuration: try makeConfiguration(), logger: quiet) }
         let switchEvery = switchEvery.map { Duration.seconds($0) }
         let (switchStream, switchStreamAfter) = (switchStream, switchStreamAfter)
         let signals = SignalWatch([SIGINT, SIGTERM]) { stop.fire(.interrupted) }
         let resizes = SignalWatch([SIGWINCH]) { log.redrawStatus() }
         let duration = duration
         let outcome = await withTaskGroup(of: StopReason?.self) { group in
-            group.addTask { .played(await player.run(url: target)) }
+            group.addTask {
+                guard let playlist else { return .played(await player.run(url: target)) }
+                return .played(await player.run(playlist: playlist, preload: playlistPool))
+            }
             group.addTask { await stop.reason() }
             // Helpers that return nil: they never end the run.
             if let switcher {
@@ -420,6 +436,9 @@ struct PlayCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.usage)
         }
         let status = outcome.exitStatus(playedMedia: report.playedMedia)
+        if playlist != nil, status == ExitStatus.success, let failed = report.failure {
+            log.error("liveplay: \(failed.message); the playlist's last item was skipped.")
+        }
         if status != ExitStatus.success, let sentence = report.finalSentence(for: outcome) { log.error(sentence) }
         if status != ExitStatus.success { throw ExitCode(status) }
         // Playback went on, but a recording the person asked for stopped (already told on stderr when it did).

@@ -88,6 +88,11 @@ final class RunReport: LivePlayListener, Sendable {
                 guard !ids.contains(String(asked)) else { break }
                 return "--\(kind)-track \(asked): the stream has no such \(kind) track; its \(kind) tracks: "
                     + ids.joined(separator: ", ") + " (\(target))."
+            case .playlistItem:
+                // The item before failed after its retries: skipped, told, and not the run's failure.
+                guard let failed = state.lastError else { break }
+                state.lastError = nil
+                return "\(failed.message); skipped to the next item of the playlist."
             case .truncated:
                 state.truncated = true
                 return "\(event.message) (\(target)); the exit status will be 65."
