@@ -56,6 +56,11 @@ let package = Package(
             providers: [.apt(["libavformat-dev"])]
         ),
         .target(name: "CLazyLibraries"),
+        // libebur128's header: CLazyLibraries loads it when loudness normalisation first needs it.
+        .systemLibrary(
+            name: "CEBUR128",
+            providers: [.apt(["libebur128-dev"])]
+        ),
         .systemLibrary(
             name: "CRTMP",
             pkgConfig: "librtmp",
@@ -95,6 +100,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "LivePlayLoudness",
+            dependencies: ["CEBUR128", "CLazyLibraries"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "LivePlayRecording",
             dependencies: ["LivePlayCore", "CFFmpegFormat", "CLazyLibraries"],
             swiftSettings: swiftSettings
@@ -114,7 +124,7 @@ let package = Package(
             name: "LivePlay",
             dependencies: [
                 "LivePlayCore", "LivePlayFLV", "LivePlayTransport", "LivePlayDecode", "LivePlayBuffering",
-                "LivePlayRecording", "LivePlayCache", "LivePlayManifest",
+                "LivePlayRecording", "LivePlayCache", "LivePlayManifest", "LivePlayLoudness",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
@@ -279,6 +289,11 @@ let package = Package(
             name: "LivePlayMonitorTests",
             dependencies: ["LivePlayMonitor", "LivePlay", "LivePlayTesting", "LivePlayLab",
                            .product(name: "Prometheus", package: "swift-prometheus")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LivePlayLoudnessTests",
+            dependencies: ["LivePlayLoudness"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

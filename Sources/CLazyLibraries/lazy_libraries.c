@@ -6,7 +6,8 @@
 
 #include <libavformat/version.h>
 
-/* The functions liveplay calls, per library (`nm -u` of LivePlayWindow's and LivePlayRecording's objects). */
+/* The functions liveplay calls, per library (`nm -u` of LivePlayWindow's, LivePlayRecording's and LivePlayLoudness's
+   objects). */
 #define LIVEPLAY_SDL2_FUNCTIONS(X)                                                                                    \
     X(SDL_ClearQueuedAudio) X(SDL_CloseAudioDevice) X(SDL_CreateRenderer) X(SDL_CreateTexture)                        \
     X(SDL_CreateTextureFromSurface) X(SDL_CreateWindow) X(SDL_DestroyRenderer) X(SDL_DestroyTexture)                  \
@@ -24,6 +25,9 @@
 #define LIVEPLAY_X11_FUNCTIONS(X) X(XFree) X(XGetWindowProperty) X(XInternAtom)
 #define LIVEPLAY_SDL2_TTF_FUNCTIONS(X)                                                                                \
     X(TTF_CloseFont) X(TTF_Init) X(TTF_OpenFont) X(TTF_Quit) X(TTF_RenderUTF8_Blended) X(TTF_SizeUTF8)
+#define LIVEPLAY_EBUR128_FUNCTIONS(X)                                                                                 \
+    X(ebur128_init) X(ebur128_destroy) X(ebur128_add_frames_float) X(ebur128_loudness_momentary)                      \
+    X(ebur128_loudness_shortterm)
 #define LIVEPLAY_AVFORMAT_FUNCTIONS(X)                                                                                \
     X(avformat_alloc_output_context2) X(avformat_free_context) X(avformat_new_stream) X(avformat_write_header)        \
     X(av_write_frame) X(av_write_trailer) X(avio_closep) X(avio_flush) X(avio_open) X(avio_seek)
@@ -42,6 +46,7 @@ LIVEPLAY_SDL2_FUNCTIONS(LIVEPLAY_TARGET)
 LIVEPLAY_X11_FUNCTIONS(LIVEPLAY_TARGET)
 LIVEPLAY_SDL2_TTF_FUNCTIONS(LIVEPLAY_TARGET)
 LIVEPLAY_AVFORMAT_FUNCTIONS(LIVEPLAY_TARGET)
+LIVEPLAY_EBUR128_FUNCTIONS(LIVEPLAY_TARGET)
 
 /* Each function: a jump through its pointer, which leaves every argument register (and varargs' %al) as the
    caller set it, so one definition serves every signature. */
@@ -62,6 +67,7 @@ LIVEPLAY_SDL2_FUNCTIONS(LIVEPLAY_FUNCTION)
 LIVEPLAY_X11_FUNCTIONS(LIVEPLAY_FUNCTION)
 LIVEPLAY_SDL2_TTF_FUNCTIONS(LIVEPLAY_FUNCTION)
 LIVEPLAY_AVFORMAT_FUNCTIONS(LIVEPLAY_FUNCTION)
+LIVEPLAY_EBUR128_FUNCTIONS(LIVEPLAY_FUNCTION)
 
 struct entry {
     const char *name;
@@ -73,6 +79,7 @@ static const struct entry sdl2_entries[] = {LIVEPLAY_SDL2_FUNCTIONS(LIVEPLAY_ENT
 static const struct entry x11_entries[] = {LIVEPLAY_X11_FUNCTIONS(LIVEPLAY_ENTRY)};
 static const struct entry sdl2_ttf_entries[] = {LIVEPLAY_SDL2_TTF_FUNCTIONS(LIVEPLAY_ENTRY)};
 static const struct entry avformat_entries[] = {LIVEPLAY_AVFORMAT_FUNCTIONS(LIVEPLAY_ENTRY)};
+static const struct entry ebur128_entries[] = {LIVEPLAY_EBUR128_FUNCTIONS(LIVEPLAY_ENTRY)};
 
 static const struct {
     const char *soname;
@@ -85,6 +92,7 @@ static const struct {
                                 sizeof sdl2_ttf_entries / sizeof *sdl2_ttf_entries},
     [LIVEPLAY_LAZY_AVFORMAT] = {LIVEPLAY_SONAME("libavformat.so.", LIBAVFORMAT_VERSION_MAJOR), avformat_entries,
                                 sizeof avformat_entries / sizeof *avformat_entries},
+    [LIVEPLAY_LAZY_EBUR128] = {"libebur128.so.1", ebur128_entries, sizeof ebur128_entries / sizeof *ebur128_entries},
 };
 
 static int loaded[sizeof libraries / sizeof *libraries];
