@@ -2,6 +2,7 @@ public import LivePlayBuffering
 public import LivePlayCache
 public import LivePlayDecode
 public import LivePlayTransport
+import LivePlayLoudness
 
 /// How a live stream is played: TXLivePlayConfig's fields under their own names, plus liveplay's.
 public struct LivePlayConfiguration: Sendable {
@@ -89,6 +90,11 @@ public struct LivePlayConfiguration: Sendable {
     /// the lowest id. ``PlaybackControl/selectTrack(_:_:)`` changes them while playing.
     public var videoTrack: UInt8?
     public var audioTrack: UInt8?
+    /// Loudness normalisation to this many LUFS (−70…0; TUIPlayer's range; −16 is what streaming services play at),
+    /// measured per EBU R 128 and applied to the sound before it reaches the sink (the device, a WAV or PCM file):
+    /// the gain moves slowly, holds through pauses, and no sample goes past −1 dBFS (``LoudnessNormalizer``). The net
+    /// status carries the loudness measured and the gain. `nil`: off.
+    public var loudness: Double?
     /// The threads this session shares with others (many streams in one process, `liveplay monitor`); `nil`: a
     /// thread of its own.
     public var threads: PlaybackThreadGroup?
@@ -130,6 +136,19 @@ public enum PlaybackOutcome: Sendable, Hashable {
         case .ended: "ended"
         case .stopped: "stopped"
         case .failed(let code): code.symbol
+        }
+    }
+}
+
+extension LivePlayConfiguration {
+    /// Why ``loudness`` cannot be applied on this machine (libebur128 cannot be loaded: the sentence names its Debian
+    /// package), or `nil`. Without it a playback plays its sound as it is, with a warning in the library's log.
+    public static var loudnessUnavailableReason: String? {
+        do {
+            try LoudnessMeter.load()
+            return nil
+        } catch {
+            return error.message
         }
     }
 }

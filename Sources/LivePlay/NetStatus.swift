@@ -81,6 +81,10 @@ public struct NetStatus: Sendable, Hashable {
     public var renditionSwitches = 0
     /// The video decoder: `h264 (nvdec)`, `hevc (software)`; empty before one opens (`decoder`).
     public var decoder = ""
+    /// With loudness normalisation: the programme's loudness as measured, before the gain (`loudness_lufs`; `nil`
+    /// before 400 ms, in silence and pauses), and the gain applied (`loudness_gain_db`).
+    public var loudness: Double?
+    public var loudnessGain: Double?
 
     /// The status as TXLivePlayer's `onNetStatus` dictionary, plus liveplay's lowercase keys.
     public var dictionary: [String: PlayEventValue] {
@@ -127,6 +131,8 @@ public struct NetStatus: Sendable, Hashable {
         if let tracks { values["tracks"] = .string(tracks) }
         if !decoder.isEmpty { values["decoder"] = .string(decoder) }
         if let source { values["source"] = .string(source) }
+        if let loudness { values["loudness_lufs"] = .double(Self.rounded(loudness)) }
+        if let loudnessGain { values["loudness_gain_db"] = .double(Self.rounded(loudnessGain)) }
         if let rendition {
             values["rendition"] = .int(Int64(rendition))
             values["rendition_switches"] = .int(Int64(renditionSwitches))
@@ -144,7 +150,7 @@ public struct NetStatus: Sendable, Hashable {
         "state", "latency_ms", "e2e_latency_ms", "target_ms", "rate", "stutters", "stutter_ms", "dropped_frames",
         "frames_shown", "reconnects", "mode", "video_codec", "audio_codec", "audio_sample_rate", "audio_channels",
         "received_bytes", "reason", "position_ms", "duration_ms", "tracks", "decoder", "source",
-        "rendition", "rendition_switches",
+        "rendition", "rendition_switches", "loudness_lufs", "loudness_gain_db",
     ]
 
     private static func rounded(_ value: Double) -> Double { (value * 10).rounded() / 10 }

@@ -186,6 +186,9 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Report the sound's level every MS milliseconds (at least 100): event 9011.")
     var volumeEvaluation: Int?
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("Normalise the sound's loudness to this many LUFS (EBU R 128; -70 to 0, e.g. -16): a slow gain, no sample above -1 dBFS.", valueName: "LUFS"))
+    var loudness: Double?
+
     @Option(parsing: .unconditional, help: "With several URLs: keep this many of the streams nearest the one playing preloaded (connected, newest GOP buffered, poster decoded) for an instant switch.")
     var preload = 0
 
@@ -232,6 +235,9 @@ struct PlayCommand: AsyncParsableCommand {
         if let volumeEvaluation, volumeEvaluation < 100 {
             throw ValidationError("--volume-evaluation is at least 100 ms (TXLivePlayer's enableAudioVolumeEvaluation)")
         }
+        if let loudness, !(-70...0).contains(loudness) {
+            throw ValidationError("--loudness is -70 to 0 LUFS (-16 is what streaming services play at), got \(loudness)")
+        }
         if json && human { throw ValidationError("--json and --human exclude each other") }
         if window, outputs.audioOut != nil {
             throw ValidationError("--window plays the sound on the sound device; --audio-out cannot take it too")
@@ -275,6 +281,10 @@ struct PlayCommand: AsyncParsableCommand {
             level: level, quiet: quiet ? (json ? .errorsAndSummary : .errorsOnly) : nil)
         CodecLog.route(minimum: level.codecLevel) { _, text in log.error("liveplay: " + text) }
 
+        if loudness != nil, let reason = LivePlayConfiguration.loudnessUnavailableReason {
+            Standard.error("liveplay: --loudness: \(reason)")
+            throw ExitCode(ExitStatus.unavailable)
+        }
         var demo: BuiltInDemo?
         var targets: [String] = []
         let playlist = try await playlists.playlist(for: urls, log: log, options: try makeConfiguration().transport)
@@ -471,6 +481,7 @@ struct PlayCommand: AsyncParsableCommand {
         configuration.audioTrack = audioTrack
         configuration.seiPayloadTypes = Set(sei.flatMap(\.types))
         configuration.captionChannel = (captions ?? .cc1).channel
+        configuration.loudness = loudness
         configuration.recording = outputs.recording
         if usesMediaCache || mediaCache.mediaCacheDir != nil { configuration.cache = try mediaCache.open(tellsFullDisk: true) }
         configuration.timeShift = timeshift.map {

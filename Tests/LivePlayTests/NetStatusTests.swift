@@ -54,11 +54,12 @@ import Testing
         for status in run.statuses {
             let keys = Set(status.dictionary.keys)
             // No wall-clock stamps in the fixture; live, playable, one track per kind, no backup, no manifest: no
-            // position, duration, reason, track list, source or rendition. The decoder is there from the first status.
+            // position, duration, reason, track list, source or rendition; no loudness normalisation: no loudness. The
+            // decoder is there from the first status.
             #expect(
                 keys == Set(NetStatus.keys).subtracting([
                     "e2e_latency_ms", "position_ms", "duration_ms", "reason", "tracks", "source", "rendition",
-                    "rendition_switches",
+                    "rendition_switches", "loudness_lufs", "loudness_gain_db",
                 ]))
             #expect(status.decoder == "h264 (software)")
             #expect(status.serverAddress == "127.0.0.1:1935")

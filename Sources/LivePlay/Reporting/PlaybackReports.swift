@@ -193,7 +193,7 @@ extension Reports {
     ) -> NetStatus {
         let latency = engine.bufferLatency
         let cache = engine.buffer.content
-        return NetStatus(
+        var status = NetStatus(
             elapsedMilliseconds: now.milliseconds, state: state, processCPU: cpu.process, machineCPU: cpu.machine,
             videoWidth: stream.shown?.width ?? stream.video?.width ?? 0,
             videoHeight: stream.shown?.height ?? stream.video?.height ?? 0,
@@ -216,6 +216,9 @@ extension Reports {
             framesShown: statistics.framesShown, reconnects: statistics.reconnects,
             mode: LatencyMode(matching: engine.parameters)?.rawValue ?? "custom",
             receivedBytes: Int64(statistics.receivedBytes), decoder: statistics.decoder)
+        status.loudness = presenter.loudness?.measured
+        status.loudnessGain = presenter.loudness?.appliedGain
+        return status
     }
 
     /// `LIVEPLAY_EVT_SESSION_SUMMARY`: how the whole session went; for media on demand (`on_demand`), with no

@@ -1,6 +1,7 @@
 import LivePlayBuffering
 import LivePlayCore
 import LivePlayDecode
+import LivePlayLoudness
 import Logging
 
 /// The play-out side of the play loop: jitter buffer and latency controller (``PlaybackEngine``), the
@@ -84,6 +85,14 @@ final class PlayOut {
         accurateSeek = configuration.accurateSeek && configuration.decodes
         limits = configuration.bufferLimits
         self.presenter = presenter
+        if let target = configuration.loudness {
+            do {
+                try LoudnessMeter.load()
+                presenter.loudness = LoudnessNormalizer(target: target)
+            } catch {
+                logger.warning("no loudness normalisation: \(error.message)")
+            }
+        }
         self.control = control
         self.reporter = reporter
         self.logger = logger

@@ -1,6 +1,7 @@
 import LivePlayBuffering
 import LivePlayCore
 import LivePlayDecode
+import LivePlayLoudness
 
 /// What one call of the presenter did, for the play-out stage to pass on: the picture it showed, the sound it handed
 /// over, and what went with them. The presenter keeps none of it after the call.
@@ -58,6 +59,9 @@ final class Presenter {
 
     /// The down-mix for a sink that takes fewer channels than the stream has, for the layout it was made for.
     var downmix: StereoDownmix?
+    /// Loudness normalisation (``LivePlayConfiguration/loudness``), before the time-stretch: it measures and scales
+    /// the programme at its own rate.
+    var loudness: LoudnessNormalizer?
     /// What the call under way did, returned at its end.
     var presentation = Presentation()
     /// What goes to the video sink with each picture: `colorInfo`, SEI messages, the caption on screen.

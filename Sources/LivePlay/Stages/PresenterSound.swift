@@ -3,7 +3,7 @@ import LivePlayCore
 import LivePlayDecode
 
 /// The presenter's sound: blocks handed to the sink when due (a real-time sink kept ``Presenter/audioLead`` ahead),
-/// downmixed for a stereo device, time-stretched to the playback rate, at the volume set.
+/// downmixed for a stereo device, normalised in loudness, time-stretched to the playback rate, at the volume set.
 extension Presenter {
     func presentAudio(at position: MediaTimestamp, rate: Double) {
         guard let sink = audioSink else { return }
@@ -42,6 +42,14 @@ extension Presenter {
             }
             input = downmix!.apply(input)
             channels = 2
+        }
+        if loudness != nil {
+            do {
+                try loudness?.process(&input, channels: channels, sampleRate: frame.sampleRate)
+            } catch {
+                // A format libebur128 refuses: the sound plays as it is (the net status has no loudness then).
+                loudness = nil
+            }
         }
         if stretcher?.sampleRate != frame.sampleRate || stretcher?.channels != channels {
             stretcher = AudioTimeStretcher(sampleRate: frame.sampleRate, channels: channels)
