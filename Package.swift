@@ -56,6 +56,11 @@ let package = Package(
             providers: [.apt(["libavformat-dev"])]
         ),
         .target(name: "CLazyLibraries"),
+        // sd-bus's header (libsystemd-dev): CLazyLibraries loads libsystemd when a window first goes on the session bus.
+        .systemLibrary(
+            name: "CSDBus",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
         // libebur128's header: CLazyLibraries loads it when loudness normalisation first needs it.
         .systemLibrary(
             name: "CEBUR128",
@@ -97,6 +102,12 @@ let package = Package(
         .target(
             name: "LivePlayDecode",
             dependencies: ["LivePlayCore", "CFFmpeg"],
+            swiftSettings: swiftSettings
+        ),
+        // MPRIS on the session bus, for a window: a front end's controller over the public API.
+        .target(
+            // LivePlayTransport for the one way liveplay names its threads (nameCurrentThread).
+            name: "LivePlayMPRIS", dependencies: ["CSDBus", "CLazyLibraries", "LivePlayTransport"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -155,6 +166,8 @@ let package = Package(
                 "LivePlayManifest",
                 // `--window`: the SDL2 window and sound device (front ends that do not ask for them do not link SDL).
                 "LivePlayWindow",
+                // The window's player on the session bus (MPRIS): media keys and the desktop's media controls.
+                "LivePlayMPRIS",
                 // `monitor`: Prometheus metrics and sharding over many streams.
                 "LivePlayMonitor",
                 // Only for the built-in demo: the live loopback server, started in-process (not the whole lab).

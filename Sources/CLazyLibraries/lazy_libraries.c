@@ -6,8 +6,8 @@
 
 #include <libavformat/version.h>
 
-/* The functions liveplay calls, per library (`nm -u` of LivePlayWindow's, LivePlayRecording's and LivePlayLoudness's
-   objects). */
+/* The functions liveplay calls, per library (`nm -u` of LivePlayWindow's, LivePlayRecording's, LivePlayLoudness's and
+   LivePlayMPRIS's objects). */
 #define LIVEPLAY_SDL2_FUNCTIONS(X)                                                                                    \
     X(SDL_ClearQueuedAudio) X(SDL_CloseAudioDevice) X(SDL_CreateRenderer) X(SDL_CreateTexture)                        \
     X(SDL_CreateTextureFromSurface) X(SDL_CreateWindow) X(SDL_DestroyRenderer) X(SDL_DestroyTexture)                  \
@@ -28,6 +28,14 @@
 #define LIVEPLAY_EBUR128_FUNCTIONS(X)                                                                                 \
     X(ebur128_init) X(ebur128_destroy) X(ebur128_add_frames_float) X(ebur128_loudness_momentary)                      \
     X(ebur128_loudness_shortterm)
+#define LIVEPLAY_SYSTEMD_FUNCTIONS(X)                                                                                 \
+    X(sd_bus_open_user) X(sd_bus_request_name) X(sd_bus_release_name) X(sd_bus_add_object) X(sd_bus_get_fd)         \
+    X(sd_bus_get_events) X(sd_bus_get_timeout) X(sd_bus_process) X(sd_bus_flush) X(sd_bus_flush_close_unref)          \
+    X(sd_bus_slot_unref) X(sd_bus_send) X(sd_bus_reply_method_error) X(sd_bus_message_new_method_return)              \
+    X(sd_bus_message_new_signal) X(sd_bus_message_unref) X(sd_bus_message_get_interface) X(sd_bus_message_get_member)  \
+    X(sd_bus_message_is_method_call) X(sd_bus_message_append_basic) X(sd_bus_message_open_container)                  \
+    X(sd_bus_message_close_container) X(sd_bus_message_read_basic) X(sd_bus_message_enter_container)                  \
+    X(sd_bus_message_exit_container)
 #define LIVEPLAY_AVFORMAT_FUNCTIONS(X)                                                                                \
     X(avformat_alloc_output_context2) X(avformat_free_context) X(avformat_new_stream) X(avformat_write_header)        \
     X(av_write_frame) X(av_write_trailer) X(avio_closep) X(avio_flush) X(avio_open) X(avio_seek)
@@ -47,6 +55,7 @@ LIVEPLAY_X11_FUNCTIONS(LIVEPLAY_TARGET)
 LIVEPLAY_SDL2_TTF_FUNCTIONS(LIVEPLAY_TARGET)
 LIVEPLAY_AVFORMAT_FUNCTIONS(LIVEPLAY_TARGET)
 LIVEPLAY_EBUR128_FUNCTIONS(LIVEPLAY_TARGET)
+LIVEPLAY_SYSTEMD_FUNCTIONS(LIVEPLAY_TARGET)
 
 /* Each function: a jump through its pointer, which leaves every argument register (and varargs' %al) as the
    caller set it, so one definition serves every signature. */
@@ -68,6 +77,7 @@ LIVEPLAY_X11_FUNCTIONS(LIVEPLAY_FUNCTION)
 LIVEPLAY_SDL2_TTF_FUNCTIONS(LIVEPLAY_FUNCTION)
 LIVEPLAY_AVFORMAT_FUNCTIONS(LIVEPLAY_FUNCTION)
 LIVEPLAY_EBUR128_FUNCTIONS(LIVEPLAY_FUNCTION)
+LIVEPLAY_SYSTEMD_FUNCTIONS(LIVEPLAY_FUNCTION)
 
 struct entry {
     const char *name;
@@ -80,6 +90,7 @@ static const struct entry x11_entries[] = {LIVEPLAY_X11_FUNCTIONS(LIVEPLAY_ENTRY
 static const struct entry sdl2_ttf_entries[] = {LIVEPLAY_SDL2_TTF_FUNCTIONS(LIVEPLAY_ENTRY)};
 static const struct entry avformat_entries[] = {LIVEPLAY_AVFORMAT_FUNCTIONS(LIVEPLAY_ENTRY)};
 static const struct entry ebur128_entries[] = {LIVEPLAY_EBUR128_FUNCTIONS(LIVEPLAY_ENTRY)};
+static const struct entry systemd_entries[] = {LIVEPLAY_SYSTEMD_FUNCTIONS(LIVEPLAY_ENTRY)};
 
 static const struct {
     const char *soname;
@@ -93,6 +104,7 @@ static const struct {
     [LIVEPLAY_LAZY_AVFORMAT] = {LIVEPLAY_SONAME("libavformat.so.", LIBAVFORMAT_VERSION_MAJOR), avformat_entries,
                                 sizeof avformat_entries / sizeof *avformat_entries},
     [LIVEPLAY_LAZY_EBUR128] = {"libebur128.so.1", ebur128_entries, sizeof ebur128_entries / sizeof *ebur128_entries},
+    [LIVEPLAY_LAZY_SYSTEMD] = {"libsystemd.so.0", systemd_entries, sizeof systemd_entries / sizeof *systemd_entries},
 };
 
 static int loaded[sizeof libraries / sizeof *libraries];

@@ -85,6 +85,7 @@
 // | `liveplay-record`, one per recording | ``PlayerCommand/startRecording(_:)`` (``Recorder``) | libavformat's muxer, the file's writes and free-space checks | the recording stops and its file is closed |
 // | `liveplay-signal` (the CLI) | the first `SignalWatch` | SIGINT / SIGTERM (stop), SIGHUP (the monitor's reload), SIGWINCH (the status line) | the process's |
 // | `liveplay-window` (LivePlayWindow) | ``PlayerWindow`` | SDL: the window, its events, drawing | the window closes |
+// | `liveplay-mpris` (LivePlayMPRIS) | `MPRISService`, when a window opens | sd-bus: the session bus's calls answered from the state the front end set (a `Mutex`), changes told, in `poll(2)` on the bus and a wake pipe between | `close()`, then the name is given back |
 // | Swift's cooperative pool (`…default-qos`, one per core) | the Swift runtime | tasks with no executor preference: a front end's own, the runs of players and pools (``OwnedTasks``), `stopPlay`'s wait, a `switchStream`'s | the process's |
 //
 // Between them: `HTTPBodyReceiver` (event loop → supervisor, bounded: past 512 KiB the event loop stops reading the
