@@ -369,6 +369,7 @@ struct PlayCommand: AsyncParsableCommand {
                 player.setVideoSink(VideoFanOut([presented, opened.window] + sinks.video))
                 player.setAudioSink(opened.sound)
                 player.listener = WindowStatus(report, frontEnd: opened)
+                await opened.goOnTheBus(named: shown, stop: stop)
                 frontEnd = opened
             } catch {
                 Standard.error("liveplay: cannot open a window: \(error.message)")

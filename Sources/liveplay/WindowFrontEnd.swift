@@ -23,6 +23,8 @@ final class WindowFrontEnd: Sendable {
     /// What `n` and `p` do; the front end keeps no copy of what the player is (paused, volume, tracks): the keys send
     /// commands, and the window shows the state the player publishes (``WindowStatus/onStateChange(_:)``).
     private let streamStep = Mutex<(@Sendable (Int) -> Void)?>(nil)
+    /// The player on the session bus, once ``goOnTheBus(named:stop:)`` put it there.
+    let mpris = Mutex<WindowMPRIS?>(nil)
 
     /// Opens the window and the sound device; `stop` ends playback on `q`, Escape or closing the window.
     init(
@@ -57,9 +59,20 @@ final class WindowFrontEnd: Sendable {
     /// `n` / `p` go to `step` with +1 / −1 (a list of streams, ``StreamSwitcher``).
     func switchesStreams(with step: @escaping @Sendable (Int) -> Void) {
         streamStep.withLock { $0 = step }
+        mpris.withLock { $0 }?.stepsStreams()
+    }
+
+    /// Offers the player on the session bus as MPRIS (``WindowMPRIS``), titled `name`; `stop` ends the run on `Quit`.
+    func goOnTheBus(named name: String, stop: StopSignal) async {
+        let offered = await WindowMPRIS.start(player: player, stop: stop, title: name, log: log) { [weak self] delta in
+            self?.streamStep.withLock { $0 }?(delta)
+        }
+        if streamStep.withLock({ $0 }) != nil { offered?.stepsStreams() }
+        mpris.withLock { $0 = offered }
     }
 
     func close() async {
+        await mpris.withLock { $0 }?.close()
         thumbnails.withLock { $0 }?.stop()
         await window.close()
         sound?.close()
@@ -156,14 +169,17 @@ private final class LockedActions: Sendable {
 final class WindowStatus: LivePlayListener, Sendable {
     private let report: RunReport
     private let window: PlayerWindow
+    private let frontEnd: WindowFrontEnd
 
     init(_ report: RunReport, frontEnd: WindowFrontEnd) {
         self.report = report
         window = frontEnd.window
+        self.frontEnd = frontEnd
     }
 
     func onPlayEvent(_ event: PlayEvent) {
         report.onPlayEvent(event)
+        frontEnd.mpris.withLock { $0 }?.onPlayEvent(event)
     }
 
     func onNetStatus(_ status: NetStatus) {
@@ -179,6 +195,7 @@ final class WindowStatus: LivePlayListener, Sendable {
         window.setMuted(state.muted)
         window.setTimeline(Self.timeline(state.timeline))
         window.setRendition(state.renditionLabel)
+        frontEnd.mpris.withLock { $0 }?.onStateChange(state)
     }
 
     /// Why the picture is frozen, on it: nothing while it plays, nor while the first connection is made.

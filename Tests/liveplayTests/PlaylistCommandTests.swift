@@ -26,6 +26,11 @@ import Testing
         #expect(items == ["First", "-", "Last"], "\(items)")
         let summaries = try EdgeTests.lines(output.text).filter { $0["code"] as? Int == 9006 }
         #expect(summaries.count == 3, "a session each")
+        // Each change to the next file is a cold start of a file: milliseconds (a preloading session of a file used
+        // to wait out a 5 s timeout first).
+        let switches = try EdgeTests.lines(output.text).filter { $0["code"] as? Int == 9012 }
+            .compactMap { ($0["params"] as? [String: Any])?["switch_ms"] as? Double }
+        #expect(!switches.isEmpty && switches.allSatisfy { $0 < 1000 }, "\(switches)")
         #expect(output.standardError.contains("skipped to the next item of the playlist"), "\(output.standardError)")
     }
 

@@ -6,12 +6,14 @@ import Testing
 /// `liveplay --window`: headless, it fails at once and says why; under a virtual display (Xvfb) it plays the demo in
 /// a window, with its sound on SDL's disk driver, and the keys act on the player.
 @Suite(.serialized) struct WindowCommandTests {
-    /// Starts `process` and collects its stdout as it comes (stderr is dropped).
-    static func start(_ process: Process) throws -> Locked<String> {
+    /// Starts `process` and collects its stdout as it comes (stderr is dropped, or collected with it).
+    static func start(
+        _ process: Process, keepsStandardError: Bool = false, spawn: (Process) throws -> Void = { try $0.run() }
+    ) throws -> Locked<String> {
         let stdout = Pipe()
         process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process.standardError = keepsStandardError ? stdout : FileHandle.nullDevice
+        try spawn(process)
         let log = Locked("")
         Thread {
             let handle = stdout.fileHandleForReading
@@ -52,8 +54,14 @@ import Testing
         let log: Locked<String>
         let title = "liveplay"
 
-        /// - Parameter source: what to play: the built-in demo, or a URL.
-        init(_ arguments: [String], source: String = "demo") throws {
+        /// - Parameters:
+        ///   - source: what to play: the built-in demo, or a URL.
+        ///   - environment: more of the process's environment (a session bus's address).
+        ///   - keepsStandardError: stderr's lines go to ``log`` too.
+        init(
+            _ arguments: [String], source: String = "demo", environment: [String: String] = [:],
+            keepsStandardError: Bool = false
+        ) throws {
             display = try XvfbDisplay()
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             process.executableURL = URL(fileURLWithPath: Binary.path)
@@ -61,8 +69,8 @@ import Testing
             process.currentDirectoryURL = URL(fileURLWithPath: directory)
             process.environment = ProcessInfo.processInfo.environment.merging([
                 "DISPLAY": display.name, "SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": sound,
-            ]) { $1 }
-            log = try WindowCommandTests.start(process)
+            ].merging(environment) { $1 }) { $1 }
+            log = try WindowCommandTests.start(process, keepsStandardError: keepsStandardError)
         }
 
         deinit {

@@ -81,8 +81,13 @@ extension LivePlayer {
             begun.call?(reached)
         }
         if let pool {
+            // A local file starts cold in milliseconds, and a preloading session of one waits out a timeout before it
+            // plays (seen as a 5 s gap between two files): only network streams are preloaded.
             let upcoming = playlist.upcoming().flatMap(playlist.item(at:)).map { [$0.url] } ?? []
-            await pool.keep(only: (first ? [] : [begun.item.url]) + upcoming.filter { $0 != begun.item.url })
+            let network = ((first ? [] : [begun.item.url]) + upcoming.filter { $0 != begun.item.url }).filter {
+                (try? StreamAddress(parsing: $0))?.isLocalFile == false
+            }
+            await pool.keep(only: network)
         }
         return begun.item.url
     }
