@@ -287,7 +287,9 @@ struct PlayCommand: AsyncParsableCommand {
         }
         var demo: BuiltInDemo?
         var targets: [String] = []
-        let playlist = try await playlists.playlist(for: urls, log: log, options: try makeConfiguration().transport)
+        // Made once: it opens the media cache, which says once at the start when it will keep nothing new.
+        let configuration = try makeConfiguration()
+        let playlist = try await playlists.playlist(for: urls, log: log, options: configuration.transport)
         for url in playlist?.items.map(\.url) ?? (urls.isEmpty ? ["demo"] : urls) {
             if url == "demo" {
                 if demo == nil {
@@ -322,7 +324,7 @@ struct PlayCommand: AsyncParsableCommand {
         let shown = showSecrets ? named : Redaction.url(named)
         log.note("liveplay: playing \(shown)" + (playlist.map { ", a playlist of \($0.items.count)" } ?? ""))
         // Media on demand where it was left: said once, on the start line (JSON) or as a note.
-        let resume = try makeConfiguration().resume
+        let resume = configuration.resume
         do {
             try resume?.prepare()
         } catch {
@@ -344,7 +346,7 @@ struct PlayCommand: AsyncParsableCommand {
         }
         let presented = PresentedFrames(limit: frames, log: traceFrames ? log : nil, stop: stop)
         let player = LivePlayer(
-            configuration: try makeConfiguration(), videoSink: VideoFanOut([presented] + sinks.video),
+            configuration: configuration, videoSink: VideoFanOut([presented] + sinks.video),
             audioSink: sinks.audio, arrivalTap: sinks.arrivals, logger: Self.logger(level, log: log))
         let report = RunReport(
             log: log, target: shown, retries: retries, backups: sources.backups.count, tracks: (videoTrack, audioTrack),
@@ -380,7 +382,7 @@ struct PlayCommand: AsyncParsableCommand {
         let showSecrets = showSecrets
         let switcher = targets.count > 1 && playlist == nil
             ? StreamSwitcher(
-                urls: targets, player: player, configuration: try makeConfiguration(), preload: preload, log: log,
+                urls: targets, player: player, configuration: configuration, preload: preload, log: log,
                 show: { showSecrets ? $0 : Redaction.url($0) },
                 onSwitch: { [window = frontEnd?.window] shown in window?.setTitle("liveplay — \(shown)") })
             : nil
@@ -389,7 +391,7 @@ struct PlayCommand: AsyncParsableCommand {
         // A playlist keeps the item to come preloaded, so that autoplay to it is a switch (a switcher's pool's logger).
         var quiet = Logger(label: "liveplay.preload")
         quiet.logLevel = .error
-        let playlistPool = try playlist.map { _ in PreloadPool(configuration: try makeConfiguration(), logger: quiet) }
+        let playlistPool = playlist.map { _ in PreloadPool(configuration: configuration, logger: quiet) }
         let switchEvery = switchEvery.map { Duration.seconds($0) }
         let (switchStream, switchStreamAfter) = (switchStream, switchStreamAfter)
         let signals = SignalWatch([SIGINT, SIGTERM]) { stop.fire(.interrupted) }

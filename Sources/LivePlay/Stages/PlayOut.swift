@@ -1,7 +1,6 @@
 import LivePlayBuffering
 import LivePlayCore
 import LivePlayDecode
-import LivePlayLoudness
 import Logging
 
 /// The play-out side of the play loop: jitter buffer and latency controller (``PlaybackEngine``), the
@@ -85,14 +84,7 @@ final class PlayOut {
         accurateSeek = configuration.accurateSeek && configuration.decodes
         limits = configuration.bufferLimits
         self.presenter = presenter
-        if let target = configuration.loudness {
-            do {
-                try LoudnessMeter.load()
-                presenter.loudness = LoudnessNormalizer(target: target)
-            } catch {
-                logger.warning("no loudness normalisation: \(error.message)")
-            }
-        }
+        presenter.normalisesLoudness(to: configuration.loudness, logger: logger)
         self.control = control
         self.reporter = reporter
         self.logger = logger

@@ -1,10 +1,24 @@
 import LivePlayBuffering
 import LivePlayCore
 import LivePlayDecode
+import LivePlayLoudness
+import Logging
 
 /// The presenter's sound: blocks handed to the sink when due (a real-time sink kept ``Presenter/audioLead`` ahead),
 /// downmixed for a stereo device, normalised in loudness, time-stretched to the playback rate, at the volume set.
 extension Presenter {
+    /// Loudness normalisation to `target` LUFS (``LivePlayConfiguration/loudness``); without libebur128, a warning and
+    /// the sound as it is.
+    func normalisesLoudness(to target: Double?, logger: Logger) {
+        guard let target else { return }
+        do {
+            try LoudnessMeter.load()
+            loudness = LoudnessNormalizer(target: target)
+        } catch {
+            logger.warning("no loudness normalisation: \(error.message)")
+        }
+    }
+
     func presentAudio(at position: MediaTimestamp, rate: Double) {
         guard let sink = audioSink else { return }
         if sink.unplayedDuration != nil {
