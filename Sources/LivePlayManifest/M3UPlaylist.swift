@@ -101,7 +101,9 @@ public struct M3UPlaylist: Sendable, Hashable {
         }
         switch scheme {
         case "http", "https", "rtmp", "rtmps": break
-        case "file" where !remote: break
+        // `file:e` names no file in particular: a local entry is an absolute path once resolved.
+        case "file" where !remote && resolved.path.hasPrefix("/"): break
+        case "file" where !remote: throw M3UPlaylistError("line \(line) is a file: URL without a path from the root")
         case "file": throw M3UPlaylistError("line \(line) names a local file, which a playlist from the network may not")
         default: throw M3UPlaylistError("line \(line) is a \(scheme): URL, not HTTP(S), RTMP(S) or a file")
         }

@@ -1,6 +1,7 @@
 import Foundation
 import LivePlay
 import LivePlayMPRIS
+import Synchronization
 
 /// The window's player on the session bus (MPRIS), so that the desktop's media controls, `playerctl` and the media
 /// keys act on it as they do on mpv or VLC: play / pause, next / previous (several URLs, a playlist), seek and set
@@ -8,6 +9,9 @@ import LivePlayMPRIS
 /// session bus, one line at `--log-level debug` and nothing else.
 final class WindowMPRIS: Sendable {
     let service: MPRISService
+    /// The timeline's position in the last state: a state that changes something else (paused, the volume) carries
+    /// the position of the last tick, which after a seek is older than the seek's (`Seeked` set that one).
+    private let timelinePosition = Mutex<Double?>(nil)
 
     private init(service: MPRISService) {
         self.service = service
@@ -46,6 +50,15 @@ final class WindowMPRIS: Sendable {
     }
 
     func onStateChange(_ state: PlaybackState) {
+        let position: Double? =
+            switch state.timeline {
+            case .live: nil
+            case .onDemand(let position, _), .timeShift(let position, _, _): position
+            }
+        let moved = timelinePosition.withLock { last in
+            defer { last = position }
+            return last != position
+        }
         service.update { shown in
             shown.status = state.paused || state.phase == .paused ? .paused : .playing
             shown.volume = state.muted ? 0 : Double(state.volume) / 100
@@ -54,11 +67,11 @@ final class WindowMPRIS: Sendable {
                 (shown.canSeek, shown.length, shown.position) = (false, nil, .zero)
             case .onDemand(let position, let duration):
                 shown.canSeek = true
-                shown.position = .milliseconds(Int64(position * 1000))
+                if moved { shown.position = .milliseconds(Int64(position * 1000)) }
                 shown.length = duration.map { .milliseconds(Int64($0 * 1000)) }
             case .timeShift(let position, let length, _):
                 (shown.canSeek, shown.length) = (true, .milliseconds(Int64(length * 1000)))
-                shown.position = .milliseconds(Int64(position * 1000))
+                if moved { shown.position = .milliseconds(Int64(position * 1000)) }
             }
         }
     }
