@@ -24,10 +24,10 @@ public struct M3UPlaylist: Sendable, Hashable {
         public var duration: Duration?
     }
 
-    /// Whether `url` names a playlist rather than a stream: its path (before any query) ends in `.m3u`. (`.m3u8` is
-    /// an HLS playlist of segments, which liveplay does not play.)
+    /// Whether `url` names a playlist rather than a stream: its path (before any query or fragment) ends in `.m3u`.
+    /// (`.m3u8` is an HLS playlist of segments, which liveplay does not play.)
     public static func names(_ url: String) -> Bool {
-        let path = url.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let path = url.split(maxSplits: 1, omittingEmptySubsequences: false) { $0 == "?" || $0 == "#" }.first ?? ""
         return path.lowercased().hasSuffix(".m3u")
     }
 

@@ -81,6 +81,7 @@ struct M3UPlaylistTests {
     @Test func namesAreM3UNotHLS() {
         #expect(M3UPlaylist.names("/a/list.m3u") && M3UPlaylist.names("http://h/LIST.M3U?token=1"))
         #expect(!M3UPlaylist.names("http://h/index.m3u8") && !M3UPlaylist.names("/a/m3u.flv"))
+        #expect(!M3UPlaylist.names("http://h/live#part.m3u"), "a fragment is not the path")
     }
 
     @Test func theFuzzTargetHoldsOnWhatItIsGiven() {
