@@ -100,8 +100,10 @@ public struct M3UPlaylist: Sendable, Hashable {
             throw M3UPlaylistError("line \(line) is not a URL or a path")
         }
         switch scheme {
-        case "http", "https", "rtmp", "rtmps" where resolved.host?.isEmpty == false: break
-        case "http", "https", "rtmp", "rtmps": throw M3UPlaylistError("line \(line) is a \(scheme): URL without a host")
+        case "http", "https", "rtmp", "rtmps":
+            guard resolved.host?.isEmpty == false else {
+                throw M3UPlaylistError("line \(line) is a \(scheme): URL without a host")
+            }
         // `file:e` names no file in particular: a local entry is an absolute path once resolved.
         case "file" where !remote && resolved.path.hasPrefix("/"): break
         case "file" where !remote: throw M3UPlaylistError("line \(line) is a file: URL without a path from the root")
