@@ -90,18 +90,16 @@ public struct M3UPlaylist: Sendable, Hashable {
         guard !entry.contains(where: { $0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } == true }) else {
             throw M3UPlaylistError("line \(line) has a control character in it")
         }
-        let resolved: URL?
-        if entry.hasPrefix("/"), !remote {
-            resolved = URL(filePath: entry)
-        } else {
-            resolved = URL(string: entry, relativeTo: base)?.absoluteURL.standardized
-        }
-        guard let resolved, let scheme = resolved.scheme?.lowercased() else {
+        // Resolved, then its dot segments removed; the host is read before that (`rtmp:x` has none, and removing
+        // dot segments would make one of it).
+        let absolute =
+            entry.hasPrefix("/") && !remote ? URL(filePath: entry) : URL(string: entry, relativeTo: base)?.absoluteURL
+        guard let resolved = absolute?.standardized, let scheme = resolved.scheme?.lowercased() else {
             throw M3UPlaylistError("line \(line) is not a URL or a path")
         }
         switch scheme {
         case "http", "https", "rtmp", "rtmps":
-            guard resolved.host?.isEmpty == false else {
+            guard absolute?.host?.isEmpty == false, resolved.host?.isEmpty == false else {
                 throw M3UPlaylistError("line \(line) is a \(scheme): URL without a host")
             }
         // `file:e` names no file in particular: a local entry is an absolute path once resolved.
@@ -110,10 +108,11 @@ public struct M3UPlaylist: Sendable, Hashable {
         case "file": throw M3UPlaylistError("line \(line) names a local file, which a playlist from the network may not")
         default: throw M3UPlaylistError("line \(line) is a \(scheme): URL, not HTTP(S), RTMP(S) or a file")
         }
-        guard !names(resolved.path) else {
+        let url = scheme == "file" ? resolved.path : resolved.absoluteString
+        guard !names(url) else {
             throw M3UPlaylistError("line \(line) is a playlist: a playlist inside a playlist is not played")
         }
-        return scheme == "file" ? resolved.path : resolved.absoluteString
+        return url
     }
 }
 
