@@ -25,6 +25,8 @@ public struct LivePlayError: Error, Sendable, CustomStringConvertible {
         public static let badManifest = Code(rawValue: "bad_manifest")
         /// An M3U playlist that is not one, or names what cannot be played (``M3UPlaylist/read(_:transport:)``).
         public static let badPlaylist = Code(rawValue: "bad_playlist")
+        /// A poster that is not a PNG or JPEG picture liveplay decodes (``StillImage/read(_:transport:)``).
+        public static let badImage = Code(rawValue: "bad_image")
         /// Not an HTTP(S)-FLV or RTMP(S) URL (``LivePlayer/startPlay(_:type:)``).
         public static let unsupportedURL = Code(rawValue: "unsupported_url")
     }

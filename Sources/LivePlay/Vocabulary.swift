@@ -43,6 +43,7 @@ public typealias CaptionChannel = LivePlayDecode.CaptionChannel
 public typealias CaptionScreen = LivePlayDecode.CaptionScreen
 public typealias RGBPicture = LivePlayDecode.RGBPicture
 public typealias PNGEncoder = LivePlayDecode.PNGEncoder
+public typealias StillImage = LivePlayDecode.StillImage
 public typealias DecoderOptions = LivePlayDecode.DecoderOptions
 public typealias DecodeError = LivePlayDecode.DecodeError
 public typealias HardwareDecoding = LivePlayDecode.HardwareDecoding

@@ -30,53 +30,34 @@ public struct PNGEncoder: Sendable, Hashable {
     }
 }
 
-/// One PNG encoder context with its frame and packet; frees them in `deinit`.
+/// One PNG encoder for one picture's size.
 private final class PNGSession {
-    private let context: UnsafeMutablePointer<AVCodecContext>
-    private let frame: UnsafeMutablePointer<AVFrame>
-    private let packet: UnsafeMutablePointer<AVPacket>
+    private let codec: PictureCodec
 
     init(size: PictureSize, compressionLevel: Int?) throws(DecodeError) {
-        guard let codec = avcodec_find_encoder(AV_CODEC_ID_PNG) else {
+        guard let encoder = avcodec_find_encoder(AV_CODEC_ID_PNG) else {
             throw DecodeError(.encoderNotFound, "libavcodec has no PNG encoder")
         }
         guard let width = Int32(exactly: size.width), let height = Int32(exactly: size.height) else {
             throw DecodeError(.unsupportedFormat, "picture size \(size) is too large")
         }
-        guard let context = avcodec_alloc_context3(codec) else {
-            throw DecodeError(.outOfMemory, "avcodec_alloc_context3 failed")
-        }
-        guard let frame = av_frame_alloc(), let packet = av_packet_alloc() else {
-            var context: UnsafeMutablePointer<AVCodecContext>? = context
-            avcodec_free_context(&context)
-            throw DecodeError(.outOfMemory, "av_frame_alloc / av_packet_alloc failed")
-        }
-        self.context = context
-        self.frame = frame
-        self.packet = packet
+        codec = try PictureCodec(encoder)
+        let (context, frame) = (codec.context, codec.frame)
         context.pointee.width = width
         context.pointee.height = height
         context.pointee.pix_fmt = AV_PIX_FMT_RGB24
         // Video encoders refuse to open without a time base, though a still picture has no timing.
         context.pointee.time_base = AVRational(num: 1, den: 1)
         if let compressionLevel { context.pointee.compression_level = Int32(clamping: compressionLevel) }
-        try check(avcodec_open2(context, codec, nil), code: .openFailed, what: "open PNG encoder")
+        try PictureCodec.check(avcodec_open2(context, encoder, nil), code: .openFailed, what: "open PNG encoder")
         frame.pointee.format = AV_PIX_FMT_RGB24.rawValue
         frame.pointee.width = width
         frame.pointee.height = height
-        try check(av_frame_get_buffer(frame, 0), code: .outOfMemory, what: "allocate PNG frame")
-    }
-
-    deinit {
-        var context: UnsafeMutablePointer<AVCodecContext>? = context
-        avcodec_free_context(&context)
-        var frame: UnsafeMutablePointer<AVFrame>? = frame
-        av_frame_free(&frame)
-        var packet: UnsafeMutablePointer<AVPacket>? = packet
-        av_packet_free(&packet)
+        try PictureCodec.check(av_frame_get_buffer(frame, 0), code: .outOfMemory, what: "allocate PNG frame")
     }
 
     func encode(_ picture: RGBPicture) throws(DecodeError) -> [UInt8] {
+        let (context, frame, packet) = (codec.context, codec.frame, codec.packet)
         // libavcodec's rows may be padded (linesize ≥ width × 3): copy row by row.
         let rowBytes = picture.width * 3
         let stride = Int(frame.pointee.linesize.0)
@@ -87,20 +68,13 @@ private final class PNGSession {
             }
         }
         frame.pointee.pts = 0
-        try check(avcodec_send_frame(context, frame), code: .encodeFailed, what: "send picture")
-        try check(avcodec_send_frame(context, nil), code: .encodeFailed, what: "flush encoder")
-        try check(avcodec_receive_packet(context, packet), code: .encodeFailed, what: "receive PNG")
+        try PictureCodec.check(avcodec_send_frame(context, frame), code: .encodeFailed, what: "send picture")
+        try PictureCodec.check(avcodec_send_frame(context, nil), code: .encodeFailed, what: "flush encoder")
+        try PictureCodec.check(avcodec_receive_packet(context, packet), code: .encodeFailed, what: "receive PNG")
         defer { av_packet_unref(packet) }
         guard let data = packet.pointee.data, packet.pointee.size > 0 else {
             throw DecodeError(.encodeFailed, "the PNG encoder produced no bytes")
         }
         return Array(UnsafeBufferPointer(start: data, count: Int(packet.pointee.size)))
-    }
-
-    /// A negative libavcodec return code becomes a ``DecodeError`` (out of memory whatever `code` says).
-    private func check(_ status: Int32, code: DecodeError.Code, what: String) throws(DecodeError) {
-        guard status < 0 else { return }
-        let code = status == liveplay_averror_enomem() ? .outOfMemory : code
-        throw DecodeError(code, "\(what): \(CodecSession.describe(status))", averror: status)
     }
 }

@@ -57,6 +57,16 @@ public struct RGBPicture: Hashable, Sendable {
         return (pixels[index], pixels[index + 1], pixels[index + 2])
     }
 
+    /// Scaled down, its shape kept, to fit within `size`; as it is when it fits already.
+    public func fitted(within size: PictureSize) -> RGBPicture {
+        guard width > size.width || height > size.height, width > 0, height > 0 else { return self }
+        let scale = min(Double(size.width) / Double(width), Double(size.height) / Double(height))
+        return scaled(
+            to: PictureSize(
+                width: max(1, Int((Double(width) * scale).rounded())),
+                height: max(1, Int((Double(height) * scale).rounded()))))
+    }
+
     /// Resampled to `size` by bilinear interpolation between pixel centres.
     ///
     /// Bilinear is sharp enough for snapshots and thumbnails; a large reduction aliases fine detail.

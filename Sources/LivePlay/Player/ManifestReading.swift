@@ -1,4 +1,5 @@
 import Foundation
+public import LivePlayDecode
 public import LivePlayManifest
 public import LivePlayTransport
 
@@ -34,6 +35,22 @@ extension M3UPlaylist {
             return try M3UPlaylist(parsing: body, base: base)
         } catch {
             throw LivePlayError(.badPlaylist, "\(Redaction.url(url)) cannot be played: \(error.message)", cause: .playlist(error))
+        }
+    }
+}
+
+extension StillImage {
+    /// Reads and decodes the PNG or JPEG picture `url` names (a path, a `file://` URL, or HTTP(S)): a poster, at most
+    /// ``maximumBytes`` in one request within the transport's timeouts.
+    /// - Throws: ``LivePlayError``: `sourceNotFound`, `sourceFailed`, `badImage` (the message says why).
+    public static func read(_ url: String, transport: TransportOptions = TransportOptions()) async throws(LivePlayError)
+        -> RGBPicture
+    {
+        let body = try await readDocument(url, kind: "picture", limit: maximumBytes, transport: transport)
+        do {
+            return try decode(body)
+        } catch {
+            throw LivePlayError(.badImage, "\(Redaction.url(url)) cannot be shown: \(error.message)", cause: .decode(error))
         }
     }
 }
