@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes the control bar's screenshots in README "Watch and listen":
-# docs/window-{on-demand,live,time-shift,compact,thumbnail}.png. Each is the window under Xvfb, the pointer just moved
+# docs/window-{on-demand,live,time-shift,compact,thumbnail,audio-poster,audio-card}.png. Each is the window under Xvfb, the pointer just moved
 # (so the bar shows); sound to SDL's dummy driver.
 # Run from the repository after `swift build`: bash docs/window-layouts.sh [NAME...] (only those, e.g. `compact`)
 set -euo pipefail
@@ -59,4 +59,11 @@ shot time-shift 25 Left --timeshift 60s
 SIZE=480x360 shot compact 5 - "$work/movie.flv"
 # Resting on the seek bar of the 960x540 window (the bar is its bottom 45 pixels) shows the keyframe there.
 POINTER=560,517 shot thumbnail 5 - "$work/movie.flv"
-echo "docs/window-{on-demand,live,time-shift,compact,thumbnail}.png"
+# Audio-only: a poster (--poster), and without one the card (a playlist item's title, the level meter).
+ffmpeg -v error -f lavfi -i sine=frequency=440 -af volume=3 -t 200 -c:a aac -vn "$work/radio.flv"
+ffmpeg -v error -f lavfi -i "testsrc2=size=640x360,drawtext=text='POSTER':fontsize=72:x=(w-tw)/2:y=(h-th)/2" \
+    -frames:v 1 "$work/poster.png"
+shot audio-poster 5 - "$work/radio.flv" --poster "$work/poster.png"
+printf '#EXTM3U\n#EXTINF:-1,Radio One — Morning Show\n%s\n' "$work/radio.flv" >"$work/radio.m3u"
+shot audio-card 5 - "$work/radio.m3u"
+echo "docs/window-{on-demand,live,time-shift,compact,thumbnail,audio-poster,audio-card}.png"

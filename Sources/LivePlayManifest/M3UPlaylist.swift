@@ -22,6 +22,10 @@ public struct M3UPlaylist: Sendable, Hashable {
         public var title: String?
         /// `#EXTINF`'s duration; `nil` for −1 (a live stream) or none.
         public var duration: Duration?
+        /// The entry's picture, for a window to show while it plays without video: `#EXTIMG:` before it, or `#EXTINF`'s
+        /// `tvg-logo="…"`, resolved as entries are (an HTTP(S) URL, or a path in a local playlist); one that does not
+        /// resolve is left out, not a reason to refuse the playlist.
+        public var poster: String?
     }
 
     /// Whether `url` names a playlist rather than a stream: its path (before any query or fragment) ends in `.m3u`.
@@ -44,14 +48,22 @@ public struct M3UPlaylist: Sendable, Hashable {
         guard let baseURL = Self.baseURL(base) else { throw M3UPlaylistError("its own address cannot be read") }
         let remote = baseURL.scheme != "file"
         var entries: [Entry] = []
-        var pending: (title: String?, duration: Duration?) = (nil, nil)
+        var pending: (title: String?, duration: Duration?, poster: String?) = (nil, nil, nil)
         for (number, raw) in text.split(whereSeparator: \.isNewline).enumerated() {
             let line = trimmed(raw)
             if line.hasPrefix("#EXT-X-") {
                 throw M3UPlaylistError("line \(number + 1) is HLS (\(line.prefix(20))): liveplay plays FLV, not HLS")
             }
             if line.hasPrefix("#EXTINF:") {
-                pending = Self.information(line.dropFirst("#EXTINF:".count))
+                let information = line.dropFirst("#EXTINF:".count)
+                (pending.title, pending.duration) = Self.information(information)
+                if let logo = Self.attribute("tvg-logo", in: information) {
+                    pending.poster = Self.poster(logo, against: baseURL, remote: remote) ?? pending.poster
+                }
+                continue
+            }
+            if line.hasPrefix("#EXTIMG:") {
+                pending.poster = Self.poster(trimmed(line.dropFirst("#EXTIMG:".count)), against: baseURL, remote: remote)
                 continue
             }
             if line.isEmpty || line.hasPrefix("#") { continue }
@@ -59,8 +71,8 @@ public struct M3UPlaylist: Sendable, Hashable {
                 throw M3UPlaylistError("it has more than \(Self.maximumEntries) entries")
             }
             let url = try Self.resolve(line, against: baseURL, remote: remote, line: number + 1)
-            entries.append(Entry(url: url, title: pending.title, duration: pending.duration))
-            pending = (nil, nil)
+            entries.append(Entry(url: url, title: pending.title, duration: pending.duration, poster: pending.poster))
+            pending = (nil, nil, nil)
         }
         guard !entries.isEmpty else { throw M3UPlaylistError("it has no entry to play") }
         self.entries = entries
@@ -74,6 +86,23 @@ public struct M3UPlaylist: Sendable, Hashable {
         let title = comma.map { trimmed(text[text.index(after: $0)...]) }
         let duration = seconds.flatMap { $0 >= 0 && $0 < 1e9 ? Duration.milliseconds(Int64($0 * 1000)) : nil }
         return (title?.isEmpty == false ? title : nil, duration)
+    }
+
+    /// `name="value"` among `#EXTINF`'s attributes (before the title's comma).
+    private static func attribute(_ name: String, in text: Substring) -> String? {
+        let head = text[..<(text.firstIndex(of: ",") ?? text.endIndex)]
+        guard let start = head.firstRange(of: name + "=\"")?.upperBound,
+            let end = head[start...].firstIndex(of: "\"")
+        else { return nil }
+        return String(head[start..<end])
+    }
+
+    /// A poster's address resolved as an entry is, an HTTP(S) URL or a local path; nil when it is neither.
+    private static func poster(_ text: String, against base: URL, remote: Bool) -> String? {
+        guard !text.isEmpty, let url = try? resolve(text, against: base, remote: remote, line: 0),
+            url.hasPrefix("/") || url.lowercased().hasPrefix("http")
+        else { return nil }
+        return url
     }
 
     private static func baseURL(_ base: String) -> URL? {

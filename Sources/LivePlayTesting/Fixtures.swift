@@ -11,6 +11,8 @@ public enum Fixture: String, CaseIterable, Sendable {
     case videoOnly = "video-only"
     /// AAC only, mono 48 kHz.
     case audioOnly = "audio-only"
+    /// AAC only, a 440 Hz tone at half scale (−6 dBFS), mono 44.1 kHz, 30 s: a radio stream's shape, for the window.
+    case longAudioOnly = "audio-only-30s"
     /// H.264 + MP3.
     case h264MP3 = "h264-mp3"
     /// H.264 (no B-frames) + AAC 64 kbit/s mono, 320x240 at 25 fps, 2 s GOP, 10 s: long enough for seconds of
@@ -45,6 +47,9 @@ public enum Fixture: String, CaseIterable, Sendable {
         case .audioOnly:
             return ["-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=48000", "-t", "2", "-ac", "1",
                 "-c:a", "aac", "-vn"]
+        case .longAudioOnly:
+            // lavfi's sine is at an eighth of full scale: four times that is half.
+            return audio + ["-t", "30", "-af", "volume=4", "-ac", "1", "-c:a", "aac", "-b:a", "64k", "-vn"]
         case .longH264AAC:
             return video + audio + ["-t", "10"] + x264 + ["-bf", "0", "-g", "50", "-c:a", "aac", "-b:a", "64k"]
         case .flashBeep:

@@ -57,6 +57,9 @@ struct ControlBar {
     /// The rendition button's label, for a stream played from a LAS manifest (Brightcove's quality selector); nil: no
     /// button.
     var rendition: String?
+    /// Audio-only (Brightcove's audio-only layout): no picture controls (rendition, captions, fullscreen), and the bar
+    /// stays shown, as there is no picture for it to hide from.
+    var audioOnly = false
     /// When the bar was last asked for; nil: never (hidden).
     private(set) var lastActivity: Duration?
     /// A drag on the seek bar or the volume slider, and where along it the pointer is (0–1).
@@ -74,8 +77,10 @@ struct ControlBar {
     /// A mouse move or a key: the bar shows, for ``hideAfter`` from `now`.
     mutating func activity(at now: Duration) { lastActivity = now }
 
-    /// Shown from a move or key until ``hideAfter`` later, all through a drag, and while the pointer is over it.
+    /// Shown from a move or key until ``hideAfter`` later, all through a drag, and while the pointer is over it;
+    /// always, audio-only.
     func isVisible(at now: Duration) -> Bool {
+        if audioOnly { return true }
         guard let lastActivity else { return false }
         return drag != nil || pointerOnBar || now - lastActivity < Self.hideAfter
     }
@@ -116,8 +121,8 @@ struct ControlBar {
             badge = [(atLiveEdge ? .liveBadge : .goLive, height * 3)]
         }
         let quality: [(Control?, Int?)] = rendition.map { [(.rendition, max(button, $0.count * height * 3 / 10))] } ?? []
-        let buttons: [(Control?, Int?)] =
-            [(.mute, button), (.volume, height * 2)] + quality + [(.captions, button), (.fullscreen, button)]
+        let sound: [(Control?, Int?)] = [(.mute, button), (.volume, height * 2)]
+        let buttons = audioOnly ? sound : sound + quality + [(.captions, button), (.fullscreen, button)]
         let oneRow: [(Control?, Int?)] =
             [(.playPause, button)] + progress + badge + (progress.isEmpty ? [(nil, nil)] : []) + buttons
         let seekBarWidth = Self.flexibleWidth(of: oneRow, in: view.width, height: height)

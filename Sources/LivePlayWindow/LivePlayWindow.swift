@@ -6,7 +6,8 @@
 // (``ControlBar``: layout, hit-testing and hiding as a value, drawn by the renderer, its words in DejaVu Sans through
 // SDL2_ttf, ``WindowText``); and a ``DeviceAudioSink`` that plays sound through the sound device (PulseAudio,
 // PipeWire or ALSA, as SDL finds them) and reports what it holds unplayed, so the device clock is the player's master
-// clock.
+// clock. For a stream without video the window shows an ``AudioOnlyCard`` (a poster, or the title and a level meter
+// that ``SoundLevelTap`` measures on the way to the device) and the bar's audio-only layout.
 //
 // Threads: the window runs SDL's video and event loop on a thread of its own (`liveplay-window`), started by
 // ``PlayerWindow/init(options:onAction:)`` and ended by ``PlayerWindow/close()`` (both awaited: nothing blocks on

@@ -142,6 +142,10 @@ public final class PlayerWindow: VideoSink, Sendable {
         var textFallbackReason: String?
         /// The picture shown over the seek bar where the pointer rests, and the time it was asked for.
         var thumbnail: (picture: RGBPicture, seconds: Double)?
+        /// What shows in place of pictures while the stream is audio-only; nil: pictures.
+        var audioOnly: AudioOnlyCard?
+        /// The sound's level for the card's meter, dBFS.
+        var soundLevel = -Double.infinity
     }
 
     /// SDL's name for the renderer drawing the window (`opengl` where there is GL, else `software`).
@@ -246,6 +250,26 @@ public final class PlayerWindow: VideoSink, Sendable {
             return $0.wakeEvent
         }
         Self.wake(event)
+    }
+
+    /// Audio-only (a stream or an item without video): `card` is shown in place of pictures, and the control bar takes
+    /// its audio-only layout, always shown; nil: pictures again.
+    public func setAudioOnly(_ card: AudioOnlyCard?) {
+        let event = state.withLock {
+            $0.audioOnly = card
+            return $0.wakeEvent
+        }
+        Self.wake(event)
+    }
+
+    /// The sound's level now, in dBFS (−∞ for silence): the card's meter (``SoundLevelTap`` measures it).
+    public func setSoundLevel(_ decibels: Double) {
+        let event: UInt32? = state.withLock {
+            guard $0.soundLevel != decibels else { return nil }
+            $0.soundLevel = decibels
+            return $0.audioOnly == nil ? nil : $0.wakeEvent
+        }
+        if let event { Self.wake(event) }
     }
 
     /// The largest thumbnail the window shows over its seek bar.
@@ -401,7 +425,8 @@ public final class PlayerWindow: VideoSink, Sendable {
                 pendingClick = nil
                 onAction(.togglePause)
             }
-            let (frame, status, muted, overlay, requests, isClosing, playback, thumbnail) = state.withLock { state in
+            let (frame, status, muted, overlay, requests, isClosing, playback, thumbnail, audio) = state.withLock {
+                state in
                 defer {
                     state.pending = nil
                     state.readBackRequests = []
@@ -409,8 +434,16 @@ public final class PlayerWindow: VideoSink, Sendable {
                 return (
                     state.pending, (state.titleText, state.statusText), state.muted, state.overlayLines,
                     state.readBackRequests, state.closing,
-                    (state.timeline, state.paused, state.volume, state.rendition), state.thumbnail
+                    (state.timeline, state.paused, state.volume, state.rendition), state.thumbnail,
+                    (state.audioOnly, state.soundLevel)
                 )
+            }
+            if audio.0 != renderer.audioOnly || audio.1 != renderer.soundLevel {
+                let redraws = audio.0 != renderer.audioOnly || (audio.0 != nil && audio.0?.poster == nil)
+                renderer.setAudioOnly(audio.0)
+                renderer.soundLevel = audio.1
+                renderer.bar.audioOnly = audio.0 != nil
+                if redraws, frame == nil { renderer.redraw() }
             }
             if thumbnail?.seconds != renderer.thumbnailSeconds {
                 renderer.setThumbnail(thumbnail?.picture, seconds: thumbnail?.seconds)

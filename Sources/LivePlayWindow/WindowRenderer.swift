@@ -41,6 +41,10 @@ final class WindowRenderer {
     /// and the time it was asked for.
     var thumbnail: (texture: OpaquePointer, width: Int, height: Int)?
     private(set) var thumbnailSeconds: Double?
+    /// Audio-only: what shows in place of pictures (``AudioOnlyCard``), its poster uploaded, and the meter's level.
+    private(set) var audioOnly: AudioOnlyCard?
+    var poster: (texture: OpaquePointer, width: Int, height: Int)?
+    var soundLevel = -Double.infinity
     /// The words on the picture, in a TrueType font.
     let text: WindowText
     /// The caption on screen with the picture (``FrameTiming/caption``) is drawn (`c`).
@@ -107,6 +111,7 @@ final class WindowRenderer {
         text.close()
         if let texture { SDL_DestroyTexture(texture) }
         setThumbnail(nil, seconds: nil)
+        setAudioOnly(nil)
         SDL_DestroyRenderer(renderer)
         SDL_DestroyWindow(window)
         SDL_QuitSubSystem(SDL_INIT_VIDEO)
@@ -130,7 +135,9 @@ final class WindowRenderer {
     /// Draws the last picture again (a resize, an expose, a new status line).
     func redraw() {
         clear()
-        if let texture, let format = textureFormat, let timing = last {
+        if audioOnly != nil {
+            drawAudioOnly()
+        } else if let texture, let format = textureFormat, let timing = last {
             var destination = Self.destination(
                 picture: PictureSize(width: format.width, height: format.height), view: size, mode: timing.renderMode,
                 rotation: timing.rotation)
@@ -343,21 +350,34 @@ final class WindowRenderer {
     /// Uploads the seek bar's thumbnail (nil: none).
     func setThumbnail(_ picture: RGBPicture?, seconds: Double?) {
         if let old = thumbnail { SDL_DestroyTexture(old.texture) }
-        thumbnail = nil
+        thumbnail = picture.flatMap(staticTexture)
         thumbnailSeconds = seconds
-        guard let picture, picture.width > 0, picture.height > 0,
+    }
+
+    /// Audio-only with `card` (its poster uploaded when it is new), or pictures again (nil).
+    func setAudioOnly(_ card: AudioOnlyCard?) {
+        if card?.poster != audioOnly?.poster {
+            if let old = poster { SDL_DestroyTexture(old.texture) }
+            poster = card?.poster.flatMap(staticTexture)
+        }
+        audioOnly = card
+    }
+
+    /// A texture holding `picture`, or nil when SDL could not make one.
+    private func staticTexture(_ picture: RGBPicture) -> (texture: OpaquePointer, width: Int, height: Int)? {
+        guard picture.width > 0, picture.height > 0,
             let texture = SDL_CreateTexture(
                 renderer, SDL_PIXELFORMAT_RGB24.rawValue, Int32(SDL_TEXTUREACCESS_STATIC.rawValue),
                 Int32(picture.width), Int32(picture.height))
-        else { return }
+        else { return nil }
         let uploaded = picture.pixels.withUnsafeBytes {
             SDL_UpdateTexture(texture, nil, $0.baseAddress, Int32(picture.width * 3)) == 0
         }
         guard uploaded else {
             SDL_DestroyTexture(texture)
-            return
+            return nil
         }
-        thumbnail = (texture, picture.width, picture.height)
+        return (texture, picture.width, picture.height)
     }
 
     private func texture(format: UInt32, width: Int, height: Int) -> OpaquePointer? {

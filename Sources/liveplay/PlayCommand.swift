@@ -183,6 +183,9 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(help: "Show the picture in a window and play the sound on the sound device (keys: below).")
     var window = false
 
+    @Option(help: ArgumentHelp("With --window: the picture shown while a stream without video plays (PNG or JPEG, a path or an HTTP(S) URL; a playlist item's own, #EXTIMG or tvg-logo, comes first). Without one, a card with the title and a level meter.", valueName: "IMAGE"))
+    var poster: String?
+
     @Option(parsing: .unconditional, help: "Report the sound's level every MS milliseconds (at least 100): event 9011.")
     var volumeEvaluation: Int?
 
@@ -239,6 +242,7 @@ struct PlayCommand: AsyncParsableCommand {
             throw ValidationError("--loudness is -70 to 0 LUFS (-16 is what streaming services play at), got \(loudness)")
         }
         if json && human { throw ValidationError("--json and --human exclude each other") }
+        if poster != nil, !window { throw ValidationError("--poster is shown in the window: add --window") }
         if window, outputs.audioOut != nil {
             throw ValidationError("--window plays the sound on the sound device; --audio-out cannot take it too")
         }
@@ -290,6 +294,8 @@ struct PlayCommand: AsyncParsableCommand {
         // Made once: it opens the media cache, which says once at the start when it will keep nothing new.
         let configuration = try makeConfiguration()
         let playlist = try await playlists.playlist(for: urls, log: log, options: configuration.transport)
+        var picture: RGBPicture?
+        if let poster { picture = try await WindowFrontEnd.readPoster(poster, transport: configuration.transport, log: log) }
         for url in playlist?.items.map(\.url) ?? (urls.isEmpty ? ["demo"] : urls) {
             if url == "demo" {
                 if demo == nil {
@@ -367,7 +373,7 @@ struct PlayCommand: AsyncParsableCommand {
                         case .http, .https: .http(target)
                         case .rtmp, .rtmps: nil
                         }
-                    } : nil)
+                    } : nil, poster: picture, cardTitle: (named as NSString).lastPathComponent)
                 player.setVideoSink(VideoFanOut([presented, opened.window] + sinks.video))
                 player.setAudioSink(opened.sound)
                 player.listener = WindowStatus(report, frontEnd: opened)
@@ -387,7 +393,10 @@ struct PlayCommand: AsyncParsableCommand {
                 onSwitch: { [window = frontEnd?.window] shown in window?.setTitle("liveplay — \(shown)") })
             : nil
         if let switcher { frontEnd?.switchesStreams(with: switcher.request) }
-        if let playlist { frontEnd?.switchesStreams { $0 > 0 ? playlist.next() : playlist.previous() } }
+        if let playlist {
+            frontEnd?.switchesStreams { $0 > 0 ? playlist.next() : playlist.previous() }
+            frontEnd?.follows(playlist)
+        }
         // A playlist keeps the item to come preloaded, so that autoplay to it is a switch (a switcher's pool's logger).
         var quiet = Logger(label: "liveplay.preload")
         quiet.logLevel = .error
@@ -404,6 +413,12 @@ struct PlayCommand: AsyncParsableCommand {
             }
             group.addTask { await stop.reason() }
             // Helpers that return nil: they never end the run.
+            if let frontEnd, playlist != nil {
+                group.addTask {
+                    await frontEnd.showPosters(transport: configuration.transport)
+                    return nil
+                }
+            }
             if let switcher {
                 group.addTask {
                     await switcher.run(every: switchEvery)

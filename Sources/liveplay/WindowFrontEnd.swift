@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import LivePlay
 import LivePlayWindow
@@ -7,8 +8,9 @@ import Synchronization
 /// clock), and the keys and the control bar on the player (README "Watch and listen").
 final class WindowFrontEnd: Sendable {
     let window: PlayerWindow
-    /// nil when no sound device opens: the picture still plays, against the monotonic clock.
-    let sound: DeviceAudioSink?
+    /// The sound device (nil inside when none opens: the picture still plays, against the monotonic clock), and the
+    /// level the audio-only card's meter shows.
+    let sound: SoundLevelTap
     private let player: LivePlayer
     private let log: EventLog
     /// The file the seek bar previews, if any (the time-shift window comes first, when on).
@@ -25,27 +27,47 @@ final class WindowFrontEnd: Sendable {
     private let streamStep = Mutex<(@Sendable (Int) -> Void)?>(nil)
     /// The player on the session bus, once ``goOnTheBus(named:stop:)`` put it there.
     let mpris = Mutex<WindowMPRIS?>(nil)
+    /// What the audio-only card shows, and the playlist whose items' titles and posters it takes.
+    private let card: Mutex<CardState>
+    private struct CardState {
+        var audioOnly = false
+        var title: String
+        /// `--poster`, and the playlist item's own (which comes first) with its address.
+        var poster: RGBPicture?
+        var item: (url: String, picture: RGBPicture?)?
+        var playlist: LivePlaylist?
+
+        var shown: AudioOnlyCard? {
+            audioOnly ? AudioOnlyCard(title: title, poster: item?.picture ?? poster) : nil
+        }
+    }
+    /// The item posters to read, in order (nil: the item has none); ``showPosters(transport:)`` reads them.
+    private let posterRequests: (stream: AsyncStream<String?>, continuation: AsyncStream<String?>.Continuation) =
+        AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
 
     /// Opens the window and the sound device; `stop` ends playback on `q`, Escape or closing the window.
     init(
         title: String, player: LivePlayer, stop: StopSignal, log: EventLog, renderMode: RenderMode,
-        rotation: RenderRotation, showsCaptions: Bool = false, thumbnailsFrom thumbnailSource: ThumbnailSource? = nil
+        rotation: RenderRotation, showsCaptions: Bool = false, thumbnailsFrom thumbnailSource: ThumbnailSource? = nil,
+        poster: RGBPicture? = nil, cardTitle: String
     ) async throws(WindowError) {
         self.player = player
         self.log = log
         self.thumbnailSource = thumbnailSource
+        card = Mutex(CardState(title: cardTitle, poster: poster))
         let actions = LockedActions()
         window = try await PlayerWindow(options: PlayerWindow.Options(title: title, showsCaptions: showsCaptions)) {
             actions.handle($0)
         }
+        var device: DeviceAudioSink?
         do {
-            sound = try DeviceAudioSink { reason in
+            device = try DeviceAudioSink { reason in
                 log.error("liveplay: no sound: \(reason); the picture plays on liveplay's own clock")
             }
         } catch {
             log.error("liveplay: no sound: \(error.message)")
-            sound = nil
         }
+        sound = SoundLevelTap(device: device) { [window] in window.setSoundLevel($0) }
         if let reason = window.textFallbackReason {
             log.error("liveplay: the window's words are in the built-in font: \(reason)")
         }
@@ -71,11 +93,77 @@ final class WindowFrontEnd: Sendable {
         mpris.withLock { $0 = offered }
     }
 
+    /// The card's title and poster follow `playlist`'s items (``itemStarted(at:)``).
+    func follows(_ playlist: LivePlaylist) {
+        card.withLock { $0.playlist = playlist }
+    }
+
+    /// Whether the stream playing is audio-only: the card in place of pictures, and the bar's audio-only layout.
+    func showAudioOnly(_ audioOnly: Bool) {
+        let shown: AudioOnlyCard?? = card.withLock { state in
+            guard state.audioOnly != audioOnly else { return nil }
+            state.audioOnly = audioOnly
+            return .some(state.shown)
+        }
+        if let shown { window.setAudioOnly(shown) }
+    }
+
+    /// A playlist's item `index` began (9023): the card takes its title, and its poster is asked for.
+    func itemStarted(at index: Int) {
+        let begun: (item: LivePlaylist.Item, shown: AudioOnlyCard?)? = card.withLock { state in
+            guard let items = state.playlist?.items, items.indices.contains(index) else { return nil }
+            let item = items[index]
+            state.title = item.title ?? (item.url as NSString).lastPathComponent
+            return (item, state.shown)
+        }
+        guard let begun else { return }
+        if let shown = begun.shown { window.setAudioOnly(shown) }
+        posterRequests.continuation.yield(begun.item.poster)
+    }
+
+    /// Reads each item's poster as its item begins (the newest asked for, if several wait), until the run ends; one
+    /// that cannot be read is told once and the card shows `--poster` or the title instead.
+    func showPosters(transport: TransportOptions) async {
+        for await url in posterRequests.stream {
+            var picture: RGBPicture?
+            if let url, url != card.withLock({ $0.item?.url }) {
+                do {
+                    picture = try await StillImage.read(url, transport: transport).fitted(within: Self.largestPoster)
+                } catch {
+                    log.error("liveplay: the item's poster is not shown: \(error.message)")
+                }
+            } else if url != nil {
+                picture = card.withLock { $0.item?.picture }
+            }
+            let shown = card.withLock { state in
+                state.item = url.map { ($0, picture) }
+                return state.shown
+            }
+            window.setAudioOnly(shown)
+        }
+    }
+
+    /// Posters are scaled to this at most when read: a window's texture, not a camera's full picture.
+    static let largestPoster = PictureSize(width: 1920, height: 1080)
+
+    /// `--poster`: read and decoded before the window opens; one that cannot be is a sentence and an exit status.
+    static func readPoster(_ url: String, transport: TransportOptions, log: EventLog) async throws -> RGBPicture {
+        do {
+            return try await StillImage.read(url, transport: transport).fitted(within: largestPoster)
+        } catch {
+            log.error("liveplay: --poster: \(error.message)")
+            throw ExitCode(
+                error.code == .badImage ? ExitStatus.dataError
+                    : error.code == .sourceNotFound ? ExitStatus.noInput : ExitStatus.unavailable)
+        }
+    }
+
     func close() async {
+        posterRequests.continuation.finish()
         await mpris.withLock { $0 }?.close()
         thumbnails.withLock { $0 }?.stop()
         await window.close()
-        sound?.close()
+        sound.device?.close()
     }
 
     private func perform(_ action: PlayerWindow.Action) {
@@ -180,6 +268,9 @@ final class WindowStatus: LivePlayListener, Sendable {
     func onPlayEvent(_ event: PlayEvent) {
         report.onPlayEvent(event)
         frontEnd.mpris.withLock { $0 }?.onPlayEvent(event)
+        if event.code == .playlistItem, case .int(let index)? = event.parameters["index"] {
+            frontEnd.itemStarted(at: Int(index))
+        }
     }
 
     func onNetStatus(_ status: NetStatus) {
@@ -195,6 +286,9 @@ final class WindowStatus: LivePlayListener, Sendable {
         window.setMuted(state.muted)
         window.setTimeline(Self.timeline(state.timeline))
         window.setRendition(state.renditionLabel)
+        // Audio-only once playback began without a keyframe (PLAY_BEGIN on the first sound); kept through the next
+        // item's or the reconnect's start until it is known again.
+        if let startup = state.startup { frontEnd.showAudioOnly(startup.firstKeyframe == nil) }
         frontEnd.mpris.withLock { $0 }?.onStateChange(state)
     }
 

@@ -32,6 +32,29 @@ struct M3UPlaylistTests {
         #expect(playlist.entries[0].duration == .milliseconds(12_500) && playlist.entries[1].duration == nil)
     }
 
+    /// Posters for a window to show while an entry plays without video: `#EXTIMG` before it or `tvg-logo`, resolved
+    /// as entries are; one that is not a picture's address is left out and the entry still plays.
+    @Test func anEntrysPosterComesFromEXTIMGOrTvgLogo() throws {
+        let local = try Self.parse(
+            """
+            #EXTM3U
+            #EXTIMG:covers/one.png
+            #EXTINF:-1,One
+            one.flv
+            #EXTINF:-1 tvg-id="x" tvg-logo="https://127.0.0.1/two.jpg?token=s",Two
+            two.flv
+            three.flv
+            #EXTIMG:rtmp://127.0.0.1/live/not-a-picture
+            four.flv
+            """)
+        #expect(local.entries.map(\.poster) == ["/srv/media/covers/one.png", "https://127.0.0.1/two.jpg?token=s", nil, nil])
+        #expect(local.entries.map(\.title) == ["One", "Two", nil, nil])
+        // From the network, a local file is no poster either.
+        let remote = try Self.parse(
+            "#EXTIMG:file:///etc/passwd\na.flv\n#EXTIMG:c.png\nb.flv\n", base: "http://127.0.0.1:9000/lists/feed.m3u")
+        #expect(remote.entries.map(\.poster) == [nil, "http://127.0.0.1:9000/lists/c.png"])
+    }
+
     @Test func aRemotePlaylistsEntriesResolveAgainstItsURL() throws {
         let playlist = try Self.parse("a.flv\r\n/b/c.flv\r\n//cdn.example/d.flv\r\nhttps://e.example/f.flv\r\n",
             base: "http://127.0.0.1:9000/lists/feed.m3u?token=x")

@@ -114,12 +114,18 @@ import Testing
 
         /// The window's picture as 8-bit gray, grabbed from the X server by ffmpeg's x11grab.
         func screenshot() throws -> (width: Int, height: Int, gray: [UInt8]) {
+            let shot = try grab(pixelFormat: "gray")
+            return (shot.width, shot.height, shot.bytes)
+        }
+
+        /// The window's picture in `pixelFormat` (`gray`, `rgb24`), grabbed by x11grab.
+        func grab(pixelFormat: String) throws -> (width: Int, height: Int, bytes: [UInt8]) {
             let window = try display.geometry(ofWindowNamed: title)
             let output = try ExternalTool.check(
                 "ffmpeg",
                 ["-v", "error", "-nostdin", "-f", "x11grab", "-video_size", "\(window.width)x\(window.height)",
-                 "-i", "\(display.name)+\(window.x),\(window.y)", "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "gray",
-                 "-"])
+                 "-i", "\(display.name)+\(window.x),\(window.y)", "-frames:v", "1", "-f", "rawvideo", "-pix_fmt",
+                 pixelFormat, "-"])
             return (window.width, window.height, [UInt8](output.standardOutput))
         }
 

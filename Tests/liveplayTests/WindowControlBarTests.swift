@@ -439,12 +439,13 @@ extension WindowCommandTests.WindowRun {
 
     /// Where `control` is in the window's bar, as the window lays it out for `timeline`.
     func bar(
-        _ control: ControlBar.Control, timeline: PlayerWindow.Timeline, rendition: String? = nil
+        _ control: ControlBar.Control, timeline: PlayerWindow.Timeline, rendition: String? = nil, audioOnly: Bool = false
     ) throws -> BarRectangle {
         let window = try display.geometry(ofWindowNamed: title)
         var bar = ControlBar()
         bar.timeline = timeline
         bar.rendition = rendition
+        bar.audioOnly = audioOnly
         let frame = bar.layout(in: PictureSize(width: window.width, height: window.height)).controls
             .first { $0.control == control }?.frame
         return try #require(frame, "\(control) in the \(timeline) layout")
@@ -452,9 +453,10 @@ extension WindowCommandTests.WindowRun {
 
     /// Shows the bar (a move) and clicks `control` at `fraction` of its width (a slider's place; its middle else).
     func clickBar(
-        _ control: ControlBar.Control, timeline: PlayerWindow.Timeline, fraction: Double = 0.5, rendition: String? = nil
+        _ control: ControlBar.Control, timeline: PlayerWindow.Timeline, fraction: Double = 0.5, rendition: String? = nil,
+        audioOnly: Bool = false
     ) throws {
-        let frame = try bar(control, timeline: timeline, rendition: rendition)
+        let frame = try bar(control, timeline: timeline, rendition: rendition, audioOnly: audioOnly)
         try move(toX: frame.x + 2, y: frame.y - 20)
         // A person's pointer: it rests near the bar before it clicks (a move and a click in one X event are not what
         // the bar is made for), as xdotool's own scripts pause between steps.

@@ -63,6 +63,7 @@ extension LivePlayer {
             "index": .int(Int64(index)), "count": .int(Int64(begun.count)), "url": .string(Redaction.url(begun.item.url)),
         ]
         if let title = begun.item.title { parameters["title"] = .string(title) }
+        if let poster = begun.item.poster { parameters["poster"] = .string(Redaction.url(poster)) }
         deliver(
             .event(
                 PlayEvent(

@@ -13,10 +13,14 @@ public final class LivePlaylist: Sendable {
     public struct Item: Sendable, Hashable {
         public var url: String
         public var title: String?
+        /// A picture for a front end to show while the item plays without video (Brightcove's `poster`): a path or
+        /// an HTTP(S) URL.
+        public var poster: String?
 
-        public init(_ url: String, title: String? = nil) {
+        public init(_ url: String, title: String? = nil, poster: String? = nil) {
             self.url = url
             self.title = title
+            self.poster = poster
         }
     }
 
@@ -62,9 +66,11 @@ public final class LivePlaylist: Sendable {
         (moves, movesContinuation) = AsyncStream.makeStream(of: Int.self)
     }
 
-    /// An M3U playlist's entries, with their titles.
+    /// An M3U playlist's entries, with their titles and posters.
     public convenience init(_ playlist: M3UPlaylist, loop: Loop = .none, reachLastCount: Int = 1) {
-        self.init(playlist.entries.map { Item($0.url, title: $0.title) }, loop: loop, reachLastCount: reachLastCount)
+        self.init(
+            playlist.entries.map { Item($0.url, title: $0.title, poster: $0.poster) }, loop: loop,
+            reachLastCount: reachLastCount)
     }
 
     public var items: [Item] { state.withLock { $0.items } }
