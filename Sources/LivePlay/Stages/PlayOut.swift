@@ -184,6 +184,10 @@ final class PlayOut {
         for action in actions {
             switch action {
             case .decode(let packet):
+                // A session stopped during the turn (`--frames N` reached at the first picture, a front end's
+                // stop) decodes no more of it: the loop ends at the next turn, and the burst the turn released
+                // would be decoded for nothing (about 7 ms of a GOP cache's burst at 720p).
+                if Task.isCancelled { continue }
                 reporter.count { $0.played(packet) }
                 if !sawFrame, presenter.framesShown == 0 { showAtOnce(packet) }
                 take(decoding.decode(packet))
