@@ -38,7 +38,7 @@ SCALE_SECONDS = float(env.get("SCALE_SECONDS", 8 if QUICK else 15))
 PROBE_STEPS = [int(n) for n in env.get("PROBE_STEPS", "50 200" if QUICK else "50 100 200 400").split()]
 DECODE_STEPS = [int(n) for n in env.get("DECODE_STEPS", "2 8" if QUICK else "2 4 8 16").split()]
 PLOT_SECONDS = float(env.get("PLOT_SECONDS", 14 if QUICK else 20))
-SECTIONS = env.get("SECTIONS", "firstframe cpu allocations rss scale plot window zap sessions record download monitor abr").split()
+SECTIONS = env.get("SECTIONS", "firstframe cpu allocations rss scale plot window zap sessions record download monitor abr latency").split()
 WINDOW_SECONDS = float(env.get("WINDOW_SECONDS", 12 if QUICK else 30))
 ZAP_SWITCHES = int(env.get("ZAP_SWITCHES", 20 if QUICK else 50))
 SESSIONS = int(env.get("SESSIONS", 60 if QUICK else 200))
@@ -51,6 +51,7 @@ ABR_ROUNDS = int(env.get("ABR_ROUNDS", 1 if QUICK else 3))
 
 samples = {}  # key -> list of numbers (the raw data in results.json)
 notes = []  # what went wrong, printed under the tables
+positions = {}  # the latency section's raw (seconds, wall ms, position) points per scenario, player and round
 
 
 def log(*parts):
@@ -912,10 +913,14 @@ def wall_clock_pair(url):
     return None
 
 
-def start_proxy():
-    process = subprocess.Popen([f"{BIN}/liveplay-lab", "proxy", "--upstream", f"127.0.0.1:{LAB_PORT}", "--listen", "0",
-                                "--timeline", "at=5s stall=3s", "--timeline-origin", "connection"],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+STALL = ["--timeline", "at=5s stall=3s", "--timeline-origin", "connection"]
+
+
+def start_proxy(toxics=STALL):
+    """The impairment proxy in front of the lab with `toxics` (a 3 s stall 5 s into each connection); (process,
+    port)."""
+    process = subprocess.Popen([f"{BIN}/liveplay-lab", "proxy", "--upstream", f"127.0.0.1:{LAB_PORT}", "--listen", "0"]
+                               + toxics, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
     line = b""
     deadline = time.time() + 10
     while time.time() < deadline:
@@ -987,6 +992,147 @@ def peer_points(name, url, pair):
         points.append((round(now, 3), round(wall - sent)))
         last = now
     return points
+
+
+# --- 5: latency to the live edge, side by side, measured from outside -------------------------------------
+
+LATENCY_SECONDS = float(env.get("LATENCY_SECONDS", 16 if QUICK else 30))
+LATENCY_ROUNDS = int(env.get("LATENCY_ROUNDS", 1 if QUICK else 2))
+# Where the latency's samples start, seconds from the player's start: past its start-up, and in the stall scenario
+# past the stall (5 s into the connection, 3 s long) and what each player does about it. Stutters count from 4 s in
+# every scenario, so the stall's own freeze is one for each player.
+LATENCY_FROM = {"clean": 4.0, "jitter": 4.0, "stall": 10.0}
+# The impairment proxy's toxics per scenario; None: the lab's relay itself.
+LATENCY_SCENARIOS = {
+    "clean": None,
+    "jitter": ["--latency", "100", "--jitter", "200"],
+    "stall": STALL,
+}
+# Some of them only (LATENCY_ONLY="stall"), for working on the section.
+LATENCY_SCENARIOS = {name: toxics for name, toxics in LATENCY_SCENARIOS.items()
+                     if name in env.get("LATENCY_ONLY", " ".join(LATENCY_SCENARIOS)).split()}
+# liveplay at the issue's 0.3 s target and at each further target in LATENCY_TARGETS (seconds).
+LATENCY_TARGETS = ["0.3"] + env.get("LATENCY_TARGETS", "0.1 0.05").split()
+LATENCY_PLAYERS = [f"liveplay speed {target} s" for target in LATENCY_TARGETS] + [
+    "mpv low-latency", "ffplay nobuffer", "gst-launch"]
+
+
+def player_positions(player, url, seconds):
+    """(seconds since start, wall ms when the bench read it, stream position in seconds) of what `player` shows, as
+    it prints it: liveplay's `frame` lines (`--trace-frames`), mpv's time-pos through a Lua timer, ffplay's status
+    line, GStreamer's fakesink's buffers (sync=true)."""
+    if player.startswith("liveplay"):
+        target = player.split()[2]
+        command = [f"{BIN}/liveplay", url, "--mode", "speed", "--min-cache", target, "--max-cache", target,
+                   "--cache-time", target, "--trace-frames", "--json", "--duration", str(seconds)]
+        out = []
+        for now, wall, line in stamped_lines(command, seconds + 2):
+            if b'"kind":"frame"' in line:
+                out.append((now, wall, json.loads(line)["pts_ms"] / 1000))
+        return out
+    if player.startswith("mpv"):
+        script = f"{WORK}/latency.lua"
+        with open(script, "w") as handle:
+            handle.write(MPV_LUA)
+        command = ["mpv", "--no-config", "--profile=low-latency", "--vo=null", "--ao=null", "--rebase-start-time=no",
+                   f"--script={script}", url]
+        out = []
+        for now, wall, line in stamped_lines(command, seconds):
+            match = re.match(rb"LIVEPLAY-BENCH ([-0-9.]+) ", line)
+            if match:
+                out.append((now, wall, float(match.group(1))))
+        return out
+    arguments, pattern, on_stderr = PEERS["ffplay" if player.startswith("ffplay") else "gstreamer"]
+    command = [a.replace("{url}", url) for a in arguments] + ([] if "{url}" in " ".join(arguments) else [url])
+    out = []
+    for now, wall, line in stamped_lines(command, seconds, stderr=on_stderr, environment={"SDL_AUDIODRIVER": "dummy"}):
+        match = re.search(pattern, line)
+        if match:
+            groups = [float(g) for g in match.groups()]
+            out.append((now, wall, groups[0] if len(groups) == 1 else groups[0] * 3600 + groups[1] * 60 + groups[2]))
+    return out
+
+
+def latency_figures(points, pair, start, stutters_from, per_picture):
+    """Sampled every 0.25 s at most (the peers print about that often, so every player is judged by the same
+    sampling): the latency of each sample from `start` on (the bench's wall clock against the wall time the lab
+    stamped the picture's stream time with), and the stutters from `stutters_from` on: stretches of 0.2 s or more
+    in which the position moved less than half as far as the wall clock, or (`per_picture`: a player that prints a
+    line per picture) of 0.4 s with nothing printed, counted once each however long."""
+    sampled, last = [], -1.0
+    for now, wall, position in points:
+        if now >= min(start, stutters_from) and now - last >= 0.25:
+            sampled.append((now, wall, position))
+            last = now
+    latencies = [wall - (pair[0] + (position * 1000 - pair[1])) for now, wall, position in sampled if now >= start]
+    stutters, frozen = 0, False
+    moving = [sample for sample in sampled if sample[0] >= stutters_from]
+    for (now0, _, position0), (now1, _, position1) in zip(moving, moving[1:]):
+        # A player that prints a line per picture (liveplay, GStreamer) and prints nothing for 0.4 s shows nothing
+        # new, however far its position has moved when it prints again (a skip after a stall hides no freeze).
+        # mpv's and ffplay's lines come on a timer, with the position where it stands.
+        silent = per_picture and now1 - now0 >= 0.4
+        stuck = silent or now1 - now0 >= 0.2 and position1 - position0 < 0.5 * (now1 - now0)
+        if stuck and not frozen:
+            stutters += 1
+        frozen = stuck
+    return latencies, stutters
+
+
+def measure_latency():
+    for round_index in range(LATENCY_ROUNDS):
+        for scenario, toxics in LATENCY_SCENARIOS.items():
+            turn = round_index % len(LATENCY_PLAYERS)
+            order = LATENCY_PLAYERS[turn:] + LATENCY_PLAYERS[:turn]
+            for player in order:
+                log(f"latency round {round_index + 1}/{LATENCY_ROUNDS}: {scenario} {player}")
+                proxy = None
+                try:
+                    if toxics is None:
+                        url = LAB
+                    else:
+                        proxy, port = start_proxy(toxics)
+                        url = f"http://127.0.0.1:{port}/live.flv"
+                    pair = wall_clock_pair(LAB)
+                    points = player_positions(player, url, LATENCY_SECONDS)
+                finally:
+                    if proxy:
+                        kill_group(proxy)
+                        proxy.wait()
+                per_picture = player.startswith(("liveplay", "gst"))
+                latencies, stutters = latency_figures(
+                    points, pair, LATENCY_FROM[scenario], LATENCY_FROM["clean"], per_picture) if pair else ([], 0)
+                positions[f"{scenario}/{player}/{round_index + 1}"] = {"pair": pair, "points": points}
+                if len(latencies) < 4:
+                    notes.append(f"latency {scenario} {player}: {len(points)} positions read, too few to measure")
+                    continue
+                ordered = sorted(latencies)
+                add(f"latency/{scenario}/{player}/median-ms", statistics.median(ordered))
+                add(f"latency/{scenario}/{player}/p95-ms", ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))])
+                add(f"latency/{scenario}/{player}/stutters", stutters)
+
+
+def latency_report():
+    """The latency section's table: each scenario's players by median, p95 and stutters (the rounds' medians)."""
+    rows = []
+    for scenario in LATENCY_SCENARIOS:
+        for player in LATENCY_PLAYERS:
+            key = f"latency/{scenario}/{player}"
+            if f"{key}/median-ms" not in samples:
+                continue
+            median = statistics.median(samples[f"{key}/median-ms"])
+            p95 = statistics.median(samples[f"{key}/p95-ms"])
+            stutters = max(samples[f"{key}/stutters"])
+            rows.append(f"| {scenario} | {player} | {median:.0f} | {p95:.0f} | {stutters} |")
+    if not rows:
+        return ""
+    return "\n".join([
+        "", "### Latency to the live edge, measured from outside (`latency`)", "",
+        f"{LATENCY_ROUNDS} round(s) of {LATENCY_SECONDS:.0f} s per player and scenario, the players' order rotating; "
+        "latency from the bench's clock against the lab's `onLivePlayClock` stamp, sampled every 0.25 s from 4 s "
+        "(10 s in the stall scenario, past the stall); stutters from 4 s (the stall's freeze is one), the most in "
+        "one round.", "",
+        "| scenario | player | median, ms | p95, ms | stutters |", "|---|---|---:|---:|---:|"] + rows)
 
 
 def measure_plot():
@@ -1417,7 +1563,7 @@ def main():
             saved = json.load(handle)
         samples.update(saved["samples"])
         notes.extend(saved["notes"])
-        markdown = report(saved["scale"], saved["stallSeries"], saved.get("monitor"))
+        markdown = report(saved["scale"], saved["stallSeries"], saved.get("monitor")) + latency_report()
         with open(f"{WORK}/live.md", "w") as handle:
             handle.write(markdown + "\n")
         print(markdown)
@@ -1444,6 +1590,8 @@ def main():
         measure_sessions()
     if "abr" in SECTIONS:
         measure_abr()
+    if "latency" in SECTIONS:
+        measure_latency()
     if "record" in SECTIONS:
         measure_record()
     if "download" in SECTIONS:
@@ -1455,11 +1603,11 @@ def main():
             plot(series, f"{OUT}/latency-stall.png")
         except Exception as error:  # the tables are still worth writing
             notes.append(f"stall plot failed: {error!r}")
-    markdown = report(scale, series, monitor_rows)
+    markdown = report(scale, series, monitor_rows) + latency_report()
     summary = {key: stats(values) for key, values in samples.items()}
     with open(f"{WORK}/live.json", "w") as handle:
         json.dump({"samples": samples, "summary": summary, "scale": scale, "stallSeries": series, "notes": notes,
-                   "monitor": monitor_rows,
+                   "monitor": monitor_rows, "latencyPositions": positions,
                    "settings": {"quick": QUICK, "firstFrameRuns": FIRST_FRAME_RUNS, "liveSeconds": LIVE_SECONDS,
                                 "liveRounds": LIVE_ROUNDS, "rssSeconds": RSS_SECONDS, "scaleSeconds": SCALE_SECONDS,
                                 "plotSeconds": PLOT_SECONDS}}, handle, indent=1)
