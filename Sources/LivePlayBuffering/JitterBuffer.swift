@@ -126,6 +126,9 @@ public struct JitterBuffer: Sendable {
     public mutating func removeFirst() -> EncodedPacket? {
         guard head < packets.count else { return nil }
         let packet = packets[head]
+        // The slot keeps no bytes until it is compacted away (up to 1,024 packets later): the payload is the
+        // caller's alone, so it is freed, or given back for reuse, once decoded.
+        packets[head].payload = []
         head += 1
         byteCount -= packet.size
         compact()

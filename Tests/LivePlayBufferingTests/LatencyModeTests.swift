@@ -166,6 +166,19 @@ import Testing
         #expect(count.count <= 100)
     }
 
+    /// A packet taken out is its taker's alone: the buffer's slot (kept until it is compacted, up to 1,024 packets
+    /// later) holds none of its bytes, so they are freed, or reused by the demuxer, once decoded.
+    @Test func aPacketTakenOutKeepsNoBytesInTheBuffer() {
+        var buffer = JitterBuffer()
+        for frame in 0..<10 { buffer.append(Self.packet(.video, Int64(frame) * 33, key: frame == 0, size: 1000)) }
+        // Bound straight to a `var`: a second binding would hold the bytes too.
+        guard var payload = buffer.removeFirst()?.payload else { return #expect(Bool(false), "a packet is there") }
+        let storage = payload.withUnsafeBytes { $0.baseAddress }
+        payload[0] = 0xFF  // copies first if anyone else holds the bytes
+        #expect(payload.withUnsafeBytes { $0.baseAddress } == storage, "no one else held them")
+        #expect(buffer.count == 9 && buffer.byteCount == 9_000)
+    }
+
     @Test func skipKeepsAtLeastTheRequestedMediaFromAKeyframe() {
         var buffer = JitterBuffer()
         for frame in 0..<240 {
