@@ -368,6 +368,9 @@ private struct ConnectionReading {
     private let startsMidFile: Bool
     private var sawPacket = false
     private(set) var notTagsAtStart: FLVError?
+    /// Each read's elements, handed out and refilled: the play loop has let go of a read's by the next one (but
+    /// for the hand-off's queue), so the array keeps its storage.
+    private var elements: [FLVElement] = []
 
     init(limits: GoodputLimits, tracks: (video: UInt8?, audio: UInt8?), startsAt offset: Int64? = nil) {
         startsMidFile = (offset ?? 0) > 0
@@ -394,7 +397,7 @@ private struct ConnectionReading {
     }
 
     private mutating func drain(at now: Duration) -> (elements: [FLVElement], failure: FLVError?) {
-        var elements: [FLVElement] = []
+        elements.removeAll(keepingCapacity: true)
         while true {
             let next: FLVElement?
             do {

@@ -8,9 +8,10 @@ import Synchronization
 /// One HTTP response as AsyncHTTPClient's event loop delivers it (`HTTPClientResponseDelegate`), buffered for a
 /// reader that takes everything that arrived since its last read in one piece.
 ///
-/// Nothing is spawned per read: the event loop appends each body part under a lock and resumes the reader if it
-/// waits; a wait is one continuation, ended by the next part, the end of the response, an error or the reader's
-/// deadline timer. A reader that falls behind holds the event loop back past ``limit`` buffered bytes (the part's
+/// Nothing is spawned or allocated per read: the event loop appends each body part under a lock and resumes the
+/// reader if it waits; a wait is one continuation, ended by the next part, the end of the response, an error or the
+/// reader's deadline timer; the reader copies the parts into its own buffer under the lock, so the array of parts
+/// keeps its storage from read to read. A reader that falls behind holds the event loop back past ``limit`` buffered bytes (the part's
 /// future completes when the reader takes), so bytes keep TCP's backpressure and the buffer stays bounded.
 final class HTTPBodyReceiver: HTTPClientResponseDelegate, Sendable {
     typealias Response = Void
@@ -18,7 +19,8 @@ final class HTTPBodyReceiver: HTTPClientResponseDelegate, Sendable {
     /// What a wait ended with.
     enum Arrival {
         case head(HTTPResponseHead)
-        case bytes([ByteBuffer])
+        /// This many bytes, appended to the reader's buffer.
+        case bytes(Int)
         case end
         case failure(any Error)
         case timedOut
@@ -50,7 +52,8 @@ final class HTTPBodyReceiver: HTTPClientResponseDelegate, Sendable {
             return Ready(waiter: waiter, arrival: arrival)
         }
 
-        /// What the reader can have now.
+        /// What the reader can have now: `.bytes` says only that parts are there (``moveParts(appendingTo:)``
+        /// takes them).
         mutating func take() -> Arrival? {
             if !headTaken, let head {
                 headTaken = true
@@ -58,18 +61,23 @@ final class HTTPBodyReceiver: HTTPClientResponseDelegate, Sendable {
             }
             // The parts of a merged read wait for its last one, unless the buffer is full or nothing more will come.
             let holding = readInterval > .zero && readPaused && bufferedBytes < limit && !ended && failure == nil
-            if !parts.isEmpty, !holding {
-                defer {
-                    parts.removeAll(keepingCapacity: true)
-                    bufferedBytes = 0
-                    room?.succeed()
-                    room = nil
-                }
-                return .bytes(parts)
-            }
+            if !parts.isEmpty, !holding { return .bytes(bufferedBytes) }
             if let failure { return .failure(failure) }
             if ended { return .end }
             return nil
+        }
+
+        /// Appends every buffered part to `bytes`, in order, and empties the buffer (its storage kept: nobody else
+        /// holds it); the event loop, if it waits for room, goes on. Returns how many bytes.
+        mutating func moveParts(appendingTo bytes: inout [UInt8]) -> Int {
+            let count = bufferedBytes
+            bytes.reserveCapacity(bytes.count + count)
+            for part in parts { bytes.append(contentsOf: part.readableBytesView) }
+            parts.removeAll(keepingCapacity: true)
+            bufferedBytes = 0
+            room?.succeed()
+            room = nil
+            return count
         }
     }
 
@@ -161,10 +169,23 @@ final class HTTPBodyReceiver: HTTPClientResponseDelegate, Sendable {
 
     // MARK: - The reader's side
 
-    /// The response head, everything buffered, the end or the error: whichever is there, else waits for it at
-    /// most `timeout` (`.timedOut`), or until the task is cancelled (`.cancelled`). Everything buffered comes at
-    /// once, in order; the head comes before the first bytes.
-    func next(within timeout: Duration, timer: any DeadlineTimer) async -> Arrival {
+    /// The response head, everything buffered (appended to `bytes`), the end or the error: whichever is there,
+    /// else waits for it at most `timeout` (`.timedOut`), or until the task is cancelled (`.cancelled`).
+    /// Everything buffered comes at once, in order; the head comes before the first bytes.
+    func next(within timeout: Duration, timer: any DeadlineTimer, into bytes: inout [UInt8]) async -> Arrival {
+        let arrival = await wait(within: timeout, timer: timer)
+        guard case .bytes = arrival else { return arrival }
+        // Whatever came since the wait ended comes too: the parts are in order whoever takes them.
+        return .bytes(body.withLock { $0.moveParts(appendingTo: &bytes) })
+    }
+
+    /// ``next(within:timer:into:)`` for the head, which comes before any bytes.
+    func head(within timeout: Duration, timer: any DeadlineTimer) async -> Arrival {
+        var none: [UInt8] = []
+        return await next(within: timeout, timer: timer, into: &none)
+    }
+
+    private func wait(within timeout: Duration, timer: any DeadlineTimer) async -> Arrival {
         if let arrival = body.withLock({ $0.take() }) {
             return arrival
         }

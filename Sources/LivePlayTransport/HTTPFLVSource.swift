@@ -98,6 +98,9 @@ private final class HTTPFLVConnection: ByteConnection {
     private var resolved = false
     /// Events decided together and handed out one per ``next()``.
     private var pending: [TransportEvent] = []
+    /// Each read's bytes, handed out and refilled: the reader has let go of the last read's by the next
+    /// ``next()``, so its storage is reused (no array per read).
+    private var received: [UInt8] = []
     /// Times the waits when the source has no timer of its own (each redirect's request may have another loop).
     private var loopTimer: EventLoopTimer?
 
@@ -121,9 +124,12 @@ private final class HTTPFLVConnection: ByteConnection {
         case .idle:
             return try await open()
         case .connected(let task, let receiver, var response):
-            let chunks: [ByteBuffer]
-            switch await receiver.next(within: source.options.noDataTimeout, timer: timer(task)) {
-            case .bytes(let parts): chunks = parts
+            let seekStart = partial && response.received == 0
+            received.removeAll(keepingCapacity: true)
+            if case .seek = continuation, seekStart { received.append(contentsOf: resumedStreamHeader) }
+            let count: Int
+            switch await receiver.next(within: source.options.noDataTimeout, timer: timer(task), into: &received) {
+            case .bytes(let taken): count = taken
             case .end:
                 finish(task)
                 if response.end == .finished { return nil }
@@ -138,7 +144,6 @@ private final class HTTPFLVConnection: ByteConnection {
                 finish(task)
                 throw TransportError(.readFailed, "reading from \(target) was cancelled")
             }
-            let count = chunks.reduce(0) { $0 + $1.readableBytes }
             do throws(WireError) {
                 try response.receive(count)
             } catch {
@@ -146,12 +151,7 @@ private final class HTTPFLVConnection: ByteConnection {
                 throw TransportError(error)
             }
             state = .connected(task, receiver, response)
-            var bytes: [UInt8] = []
-            let seekStart = partial && response.received == count
-            if case .seek = continuation, seekStart { bytes = resumedStreamHeader }
-            bytes.reserveCapacity(bytes.count + count)
-            for chunk in chunks { bytes.append(contentsOf: chunk.readableBytesView) }
-            return .bytes(bytes)
+            return .bytes(received)
         case .finished:
             return nil
         }
@@ -221,7 +221,7 @@ private final class HTTPFLVConnection: ByteConnection {
             }
             receiver = HTTPBodyReceiver(limit: Self.bufferLimit, readInterval: source.options.readInterval)
             task = source.httpClient.execute(request: request, delegate: receiver, logger: source.log)
-            switch await receiver.next(within: ContinuousClock.now.duration(to: deadline), timer: timer(task)) {
+            switch await receiver.head(within: ContinuousClock.now.duration(to: deadline), timer: timer(task)) {
             case .head(let head): response = head
             case .failure(let error):
                 finish(task)
