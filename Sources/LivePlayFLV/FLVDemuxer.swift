@@ -66,11 +66,13 @@ public struct FLVDemuxer: Sendable {
     /// Where the next framed tag would start in an FLV byte stream (after the 13-byte header), for warnings.
     private var framedOffset: Int64 = 13
 
-    public init(configuration: Configuration = Configuration()) {
+    /// - Parameter payloads: where packets' payloads come from (arrays the decoder gave back); nil, new arrays.
+    public init(configuration: Configuration = Configuration(), payloads: PayloadPool? = nil) {
         self.configuration = configuration
         self.parser = FLVTagParser(
             maximumAMFDepth: configuration.maximumAMFDepth, videoTrack: configuration.videoTrack,
             audioTrack: configuration.audioTrack, allTracks: configuration.allTracks)
+        parser.payloads = payloads
     }
 
     /// Switches a multitrack stream's `kind` to `track` (nil: back to the default): video at that track's next

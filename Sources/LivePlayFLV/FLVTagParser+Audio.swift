@@ -191,7 +191,8 @@ extension FLVTagParser {
     }
 
     func audioPacket(_ unit: Unit<AudioCodec>, _ timestamp: MediaTimestamp) -> EncodedPacket {
-        var packet = EncodedPacket(kind: .audio, dts: timestamp, pts: timestamp, isKeyframe: true, payload: Array(unit.body))
+        var packet = EncodedPacket(
+            kind: .audio, dts: timestamp, pts: timestamp, isKeyframe: true, payload: payload(unit.body))
         packet.track = unit.track
         return packet
     }

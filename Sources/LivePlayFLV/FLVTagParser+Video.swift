@@ -228,7 +228,7 @@ extension FLVTagParser {
     ) -> EncodedPacket {
         var packet = EncodedPacket(
             kind: .video, dts: dts, pts: dts + Int64(compositionTime),
-            isKeyframe: frameType == FLVVideoFrameType.keyframe.rawValue, payload: Array(unit.body))
+            isKeyframe: frameType == FLVVideoFrameType.keyframe.rawValue, payload: payload(unit.body))
         packet.track = unit.track
         return packet
     }

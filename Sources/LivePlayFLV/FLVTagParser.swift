@@ -57,6 +57,9 @@ struct FLVTagParser: Sendable {
         var body: ArraySlice<UInt8>
     }
 
+    /// Where packets' payloads come from: arrays given back after decoding, when the demuxer's owner has a pool.
+    var payloads: PayloadPool?
+
     init(maximumAMFDepth: Int, videoTrack: UInt8? = nil, audioTrack: UInt8? = nil, allTracks: Bool = false) {
         self.maximumAMFDepth = maximumAMFDepth
         self.allTracks = allTracks
@@ -71,6 +74,11 @@ struct FLVTagParser: Sendable {
         case .video: requestedVideo = track
         case .audio: requestedAudio = track
         }
+    }
+
+    /// A packet's payload: `body` copied, into an array given back if there is one.
+    func payload(_ body: ArraySlice<UInt8>) -> [UInt8] {
+        payloads?.payload(body) ?? Array(body)
     }
 
     mutating func parse(

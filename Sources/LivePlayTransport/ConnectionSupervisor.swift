@@ -76,15 +76,18 @@ public struct ConnectionSupervisor: Sendable {
     private let goodput: GoodputLimits
     private let now: @Sendable () -> Duration
     private let sleep: @Sendable (Duration) async throws -> Void
+    private let payloads: PayloadPool?
 
     /// - Parameters:
     ///   - now: the player's clock, as time since its playback started.
     ///   - sleep: the retry delay's timer, on the same clock.
+    ///   - payloads: where packets' payloads come from (the decoder gives them back); nil, new arrays.
     public init(
         source: any ByteSource, backups: [any ByteSource] = [], probeInterval: Duration = .seconds(5),
         policy: ReconnectPolicy, goodput: GoodputLimits, now: @escaping @Sendable () -> Duration,
-        sleep: @escaping @Sendable (Duration) async throws -> Void
+        sleep: @escaping @Sendable (Duration) async throws -> Void, payloads: PayloadPool? = nil
     ) {
+        self.payloads = payloads
         self.source = source
         self.backups = backups
         self.probeInterval = probeInterval
@@ -247,7 +250,7 @@ public struct ConnectionSupervisor: Sendable {
             }
             var move: String??
             var downgraded = false
-            var reading = ConnectionReading(limits: goodput, tracks: tracks, startsAt: offset)
+            var reading = ConnectionReading(limits: goodput, tracks: tracks, startsAt: offset, payloads: payloads)
             do throws(TransportError) {
                 while let event = try await connection.next() {
                     for request in trackRequests() {
@@ -372,11 +375,16 @@ private struct ConnectionReading {
     /// for the hand-off's queue), so the array keeps its storage.
     private var elements: [FLVElement] = []
 
-    init(limits: GoodputLimits, tracks: (video: UInt8?, audio: UInt8?), startsAt offset: Int64? = nil) {
+    init(
+        limits: GoodputLimits, tracks: (video: UInt8?, audio: UInt8?), startsAt offset: Int64? = nil,
+        payloads: PayloadPool?
+    ) {
         startsMidFile = (offset ?? 0) > 0
         self.limits = limits
         meter = GoodputMeter(window: limits.measuredOver)
-        demuxer = FLVDemuxer(configuration: FLVDemuxer.Configuration(videoTrack: tracks.video, audioTrack: tracks.audio))
+        demuxer = FLVDemuxer(
+            configuration: FLVDemuxer.Configuration(videoTrack: tracks.video, audioTrack: tracks.audio),
+            payloads: payloads)
     }
 
     mutating func select(_ selection: TrackSelection) {

@@ -53,8 +53,8 @@ public final class MediaReader {
             throw LivePlayError(transport: error)
         }
         self.options = options
-        demuxer = FLVDemuxer(configuration: options.demuxer)
         decoding = DecodeStage(options: options.decoder)
+        demuxer = FLVDemuxer(configuration: options.demuxer, payloads: decoding.payloads)
     }
 
     /// Switches a multitrack file's `kind` to `track` (nil: the default): video at that track's next keyframe in

@@ -145,7 +145,7 @@ public final class LiveSession<C: SessionClock> {
             goodput: GoodputLimits(
                 minimum: configuration.transport.minimumGoodput, window: configuration.transport.goodputWindow,
                 warnBelow: configuration.lagThreshold, measuredOver: configuration.lagWindow),
-            now: { [time = reporter.time] in time.elapsed }, sleep: sleep)
+            now: { [time = reporter.time] in time.elapsed }, sleep: sleep, payloads: playOut.decoding.payloads)
         intake.admission.seeksByOffset = supervisor.seeksByOffset
         var offset: Int64?
         while true {

@@ -80,6 +80,8 @@ extension LiveSession {
     /// did (`arrivedAt`), not when the loop got to it: what the engine measures of the network is then the network,
     /// and exactly what an arrival trace records (so a replay sees what the session saw).
     func take(_ element: FLVElement, arrivedAt: Duration) {
+        // Emptied after too: a packet's payload, given back, is not still held here when the demuxer reuses it.
+        defer { steps.removeAll(keepingCapacity: true) }
         steps.removeAll(keepingCapacity: true)
         intake.take(element, onDemand: playOut.onDemand, at: arrivedAt, into: &steps)
         for step in steps {

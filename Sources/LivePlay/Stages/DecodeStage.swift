@@ -39,6 +39,8 @@ final class DecodeStage {
     private var videoBoundary: MediaTimestamp?
     /// What the last ``decode(_:)`` did, kept for the next: decoding a packet allocates no array for it.
     private var outputs: [Output] = []
+    /// Where each packet's payload goes once decoded: the demuxer that feeds this stage takes its packets' from here.
+    let payloads = PayloadPool()
 
     init(options: DecoderOptions) {
         self.options = options
@@ -102,6 +104,7 @@ final class DecodeStage {
 
     /// Decodes `packet`, switching decoders first where the stream changed configuration.
     func decode(_ packet: EncodedPacket) -> [Output] {
+        defer { payloads.giveBack(packet.payload) }
         outputs.removeAll(keepingCapacity: true)
         switch packet.kind {
         case .video:

@@ -180,6 +180,8 @@ final class PlayOut {
         let master = presenter.audioClock()
         actions.removeAll(keepingCapacity: true)
         engine.advance(to: now, following: master, into: &actions)
+        // Emptied after the turn too: the payloads decoded, given back, are not still held here when reused.
+        defer { actions.removeAll(keepingCapacity: true) }
         var began = false
         for action in actions {
             switch action {

@@ -30,7 +30,9 @@ extension PlayOut {
             reporter.reached(\.firstKeyframe)
             reporter.report(Reports.firstKeyframe(packet))
         case .play(let packet):
-            // Probe mode decodes nothing: the jitter buffer paces the packets' times and sizes, not their bytes.
+            // Probe mode decodes nothing: the jitter buffer paces the packets' times and sizes, not their bytes,
+            // and the bytes go back to the demuxer at once.
+            if !decodes { decoding.payloads.giveBack(packet.payload) }
             play(decodes ? packet : packet.droppingPayload(), at: arrivedAt ?? reporter.time.elapsed)
         case .videoConfiguration(let video):
             engine.expectsVideo = true
