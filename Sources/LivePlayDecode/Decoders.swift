@@ -29,6 +29,7 @@ final class PacketDecoder {
     private let gatesOnKeyframes: Bool
     private(set) var awaitingKeyframe: Bool
     private(set) var skippedPacketCount = 0
+    private var shelf = FrameShelf()
 
     init(session: CodecSession, gatesOnKeyframes: Bool) {
         self.session = session
@@ -66,7 +67,7 @@ final class PacketDecoder {
                 throw DecodeError(
                     .corruptFrame, "frame at \(session.framePresentationTime) decoded with errors; dropped")
             }
-            guard let buffer = FrameBuffer(referencing: session.frame) else {
+            guard let buffer = shelf.buffer(referencing: session.frame) else {
                 throw DecodeError(.outOfMemory, "av_frame_clone failed")
             }
             return .frame(buffer)

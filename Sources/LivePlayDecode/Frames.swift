@@ -6,7 +6,8 @@ public import LivePlayCore
 /// The `AVFrame` is a new reference to the decoder's refcounted buffers, which libavcodec never
 /// writes again once the frame is out, so sharing it across threads is safe.
 ///
-/// `@unchecked Sendable`: an immutable pointer to buffers libavcodec never writes again (above).
+/// `@unchecked Sendable`: a pointer to buffers libavcodec never writes again (above); the `AVFrame` itself is
+/// rewritten only by a ``FrameShelf`` holding the one reference left, when no other thread can reach it.
 final class FrameBuffer: @unchecked Sendable {
     let frame: UnsafeMutablePointer<AVFrame>
 
@@ -18,6 +19,32 @@ final class FrameBuffer: @unchecked Sendable {
     deinit {
         var frame: UnsafeMutablePointer<AVFrame>? = frame
         av_frame_free(&frame)
+    }
+}
+
+/// The frames a decoder handed out, kept for reuse once everyone else has let go of them: a picture or a block of
+/// sound then costs neither an `AVFrame` nor an object (issue 50). Bounded: past ``capacity`` frames alive at
+/// once, the extra ones are not kept.
+struct FrameShelf {
+    /// More than play-out holds decoded at once (a few pictures ahead, the sound queued to the device).
+    static let capacity = 32
+    private var frames: [FrameBuffer] = []
+
+    /// A buffer referencing `source`: a kept one nobody else holds, or a new one.
+    mutating func buffer(referencing source: UnsafePointer<AVFrame>) -> FrameBuffer? {
+        var free: Int?
+        for index in frames.indices where isKnownUniquelyReferenced(&frames[index]) {
+            // Unused: its pixels go back to libavcodec's pool now rather than at its next use.
+            av_frame_unref(frames[index].frame)
+            if free == nil { free = index }
+        }
+        if let free {
+            guard av_frame_ref(frames[free].frame, source) >= 0 else { return nil }
+            return frames[free]
+        }
+        guard let buffer = FrameBuffer(referencing: source) else { return nil }
+        if frames.count < Self.capacity { frames.append(buffer) }
+        return buffer
     }
 }
 
