@@ -152,8 +152,9 @@ final class PlaybackThread: TaskExecutor, DeadlineTimer, @unchecked Sendable {
                     }
                     if !queued.isEmpty || !due.isEmpty { break }
                     if waiters.isEmpty {
-                        // Only cancelled timers are left: nothing will come of them.
-                        deadlines = Heap()
+                        // Only cancelled timers are left: nothing will come of them. Taken out one by one, so the
+                        // heap keeps its storage (a new heap regrew it a few times a second).
+                        while deadlines.popMin() != nil {}
                         if isStopping {
                             isStopped = true
                             break

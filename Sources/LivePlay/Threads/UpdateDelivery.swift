@@ -11,6 +11,8 @@ final class UpdateDelivery: Sendable {
 
     private struct Queue {
         var updates: [PlayerUpdate] = []
+        /// The last batch delivered, emptied: the next batch's storage, so a drain allocates no array.
+        var spare: [PlayerUpdate] = []
         var dropped = 0
         var draining = false
     }
@@ -54,25 +56,30 @@ final class UpdateDelivery: Sendable {
 
     private func drain() {
         while true {
-            let batch: [PlayerUpdate]? = queue.withLock { queue in
-                guard !queue.updates.isEmpty else {
-                    queue.draining = false
-                    return nil
-                }
-                var batch = queue.updates
-                queue.updates.removeAll(keepingCapacity: true)
-                if queue.dropped > 0 {
-                    let overflow = PlayEvent(
-                        .listenerOverflow, "the listener fell behind; \(queue.dropped) updates were dropped",
-                        elapsedMilliseconds: batch.lazy.compactMap(Self.elapsed).first ?? 0,
-                        parameters: ["dropped_updates": .int(Int64(queue.dropped))])
-                    batch.insert(.event(overflow), at: 0)
-                    queue.dropped = 0
-                }
-                return batch
-            }
-            guard let batch else { break }
+            // Bound straight to a `var`: a second binding would hold the batch too, and emptying it would copy.
+            guard
+                var batch = queue.withLock({ queue -> [PlayerUpdate]? in
+                    guard !queue.updates.isEmpty else {
+                        queue.draining = false
+                        return nil
+                    }
+                    var batch = queue.spare
+                    swap(&batch, &queue.updates)
+                    queue.spare = []
+                    if queue.dropped > 0 {
+                        let overflow = PlayEvent(
+                            .listenerOverflow, "the listener fell behind; \(queue.dropped) updates were dropped",
+                            elapsedMilliseconds: batch.lazy.compactMap(Self.elapsed).first ?? 0,
+                            parameters: ["dropped_updates": .int(Int64(queue.dropped))])
+                        batch.insert(.event(overflow), at: 0)
+                        queue.dropped = 0
+                    }
+                    return batch
+            })
+            else { break }
             for update in batch { deliver(update) }
+            batch.removeAll(keepingCapacity: true)
+            queue.withLock { $0.spare = batch }
         }
     }
 
