@@ -165,7 +165,7 @@ public enum FuzzTargets {
                 case .media:
                     body.withUnsafeBytes { bytes in
                         _ = writer.append(type: type, timestamp: UInt32(offset), body: bytes, to: &flv)
-                        _ = FLVTagWriter.appendTags(type: type, timestamp: UInt32(offset), body: bytes, to: &flvTags)
+                        FLVTagWriter.appendTags(type: type, timestamp: UInt32(offset), body: bytes, to: &flvTags)
                     }
                 default:
                     break

@@ -26,19 +26,21 @@ public struct FLVTagWriter: Sendable {
             output += Self.header
             wroteHeader = true
         }
-        return Self.forEachTag(type: type, timestamp: timestamp, body: body) { type, timestamp, body in
+        var media: [(type: UInt8, timestamp: UInt32)] = []
+        Self.forEachTag(type: type, timestamp: timestamp, body: body) { type, timestamp, body in
             Self.appendTag(type: type, timestamp: timestamp, body: body, to: &output)
+            if type != RTMPMessageType.amf0Data.rawValue { media.append((type, timestamp)) }
         }
+        return media
     }
 
     /// Appends the tags for one checked media message to `output` as they are, for
-    /// ``FLVDemuxer/append(tag:)``: what a player does, with no FLV bytes made only to be parsed again.
-    ///
-    /// - Returns: the media timestamps (type, milliseconds) of the audio and video tags, for goodput accounting.
-    @discardableResult
+    /// ``FLVDemuxer/append(tag:)``: what a player does, with no FLV bytes made only to be parsed again. The audio
+    /// and video tags' types and timestamps are the media's, for goodput accounting; nothing else is allocated than
+    /// each tag's body (and `output`'s growth).
     public static func appendTags(
         type: UInt8, timestamp: UInt32, body: UnsafeRawBufferPointer, to output: inout [FLVTag]
-    ) -> [(type: UInt8, timestamp: UInt32)] {
+    ) {
         forEachTag(type: type, timestamp: timestamp, body: body) { type, timestamp, body in
             output.append(FLVTag(type: type, timestamp: timestamp, body: Array(body)))
         }
@@ -49,25 +51,22 @@ public struct FLVTagWriter: Sendable {
     private static func forEachTag(
         type: UInt8, timestamp: UInt32, body: UnsafeRawBufferPointer,
         _ visit: (UInt8, UInt32, Slice<UnsafeRawBufferPointer>) -> Void
-    ) -> [(type: UInt8, timestamp: UInt32)] {
+    ) {
         switch RTMPMessageType(rawValue: type) {
         case .audio, .video:
             visit(type, timestamp, body[...])
-            return [(type, timestamp)]
         case .amf0Data:
             visit(type, timestamp, strippingSetDataFrame(body[...]))
-            return []
         case .aggregate:
-            return forEachAggregated(timestamp: timestamp, body: body, visit)
+            forEachAggregated(timestamp: timestamp, body: body, visit)
         default:
-            return []
+            break
         }
     }
 
     private static func forEachAggregated(
         timestamp: UInt32, body: UnsafeRawBufferPointer, _ visit: (UInt8, UInt32, Slice<UnsafeRawBufferPointer>) -> Void
-    ) -> [(type: UInt8, timestamp: UInt32)] {
-        var media: [(type: UInt8, timestamp: UInt32)] = []
+    ) {
         var first: UInt32?
         var offset = 0
         // The guard checked the layout; this stops quietly at anything short.
@@ -84,7 +83,6 @@ public struct FLVTagWriter: Sendable {
             switch RTMPMessageType(rawValue: type) {
             case .audio, .video:
                 visit(type, rebased, subBody)
-                media.append((type, rebased))
             case .amf0Data:
                 visit(type, rebased, strippingSetDataFrame(subBody))
             default:
@@ -92,7 +90,6 @@ public struct FLVTagWriter: Sendable {
             }
             offset += 11 + size + 4
         }
-        return media
     }
 
     /// One tag: type, 24-bit size, 24-bit timestamp and its 8-bit extension, stream id 0, body,

@@ -28,6 +28,9 @@ final class RTMPSession {
     /// A server's reconnect request being carried out: its `tcUrl` (nil: the same), and the media time it came at.
     private var pendingMove: (tcUrl: String?, at: UInt32?)?
     private var sawVideo = false
+    /// Each message's tags, handed out and refilled: the supervisor has let go of a message's by the next one, so
+    /// the array keeps its storage.
+    private var tags: [FLVTag] = []
     /// This connection sent Enhanced RTMP's `connect`, as the transaction numbered here; `_result` for it came.
     private var enhancedConnect: (transaction: Int, accepted: Bool)?
     /// Before the stream began, the server refused the connection (`_error`, `NetConnection.Connect.Rejected`) or
@@ -288,11 +291,13 @@ final class RTMPSession {
             try passToLibrtmp(&packet)
         case .media:
             try beginStream(because: "media before Play.Start")
-            var tags: [FLVTag] = []
-            let media = FLVTagWriter.appendTags(type: type, timestamp: packet.m_nTimeStamp, body: body, to: &tags)
-            if !media.isEmpty {
-                control.updatePolicy(wakingWatchdog: false) { policy in
-                    for item in media { policy.recordMedia(type: item.type, timestamp: item.timestamp) }
+            tags.removeAll(keepingCapacity: true)
+            FLVTagWriter.appendTags(type: type, timestamp: packet.m_nTimeStamp, body: body, to: &tags)
+            if tags.contains(where: { $0.type != RTMPMessageType.amf0Data.rawValue }) {
+                control.updatePolicy(wakingWatchdog: false) { [tags] policy in
+                    for tag in tags where tag.type != RTMPMessageType.amf0Data.rawValue {
+                        policy.recordMedia(type: tag.type, timestamp: tag.timestamp)
+                    }
                 }
             }
             if pendingMove != nil, let end = moveEnd(in: tags) {
