@@ -303,7 +303,8 @@ ALLOCATION_SECONDS = (5.0, 20.0)
 
 def allocation_sources(flame_path):
     """Allocations of a heaptrack run by who made them, from its flame graph (one stack per line, its count last):
-    libavcodec and the libavcodec calls a player must make (`av_new_packet`, `av_frame_clone`), liveplay's own
+    libavcodec and the libavcodec calls a player must make (`av_new_packet`, `av_frame_clone`, or `av_frame_ref` into
+    a reused frame: the buffer references of a frame handed on), liveplay's own
     path, the CLI's start, event log and CPU sampling, and the rest (Swift's runtime, SwiftNIO, the loader)."""
     sources = {"liveplay": 0, "libavcodec": 0, "cli": 0, "other": 0}
     with open(flame_path) as handle:
@@ -311,7 +312,7 @@ def allocation_sources(flame_path):
             stack, _, count = line.rstrip().rpartition(" ")
             frames = stack.split(";")
             if any("libavcodec" in f or "avcodec_" in f or re.search(r"\bff_", f) or "av_new_packet" in f
-                   or "av_frame_clone" in f for f in frames):
+                   or "av_frame_clone" in f or "av_frame_ref" in f for f in frames):
                 sources["libavcodec"] += int(count)
                 continue
             ours = [f for f in frames if re.search(r"LivePlay|liveplay", f)]

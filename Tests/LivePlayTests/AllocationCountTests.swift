@@ -12,7 +12,8 @@ import Testing
 /// yields until the source waits again, and a loaded machine needs more yields (measured: 0.3 % more with both
 /// cores busy). So a bound catches a change that allocates per turn, packet or frame again (a checked
 /// continuation per wait, a copy of the presentation queue per turn: 9,163 and 4,799 a second before they went,
-/// 8,304 and 4,214 after), not one allocation more.
+/// 8,304 and 4,214 after; a payload per packet and an `AVFrame` and object per frame, 8,231 and 4,182 before
+/// payloads and frames were reused, 7,940 and 4,037 after), not one allocation more.
 @Suite(.serialized) struct AllocationCountTests {
     struct Counted: Decodable {
         var media_seconds: Int
@@ -40,14 +41,14 @@ import Testing
         // The window is real playback: every picture and block of sound of its 10 s reached the sinks.
         #expect((295...305).contains(counted.pictures), "\(counted.pictures) pictures")
         #expect((425...437).contains(counted.sound_blocks), "\(counted.sound_blocks) blocks of sound")
-        #expect(counted.allocations_per_second <= 8_750)
+        #expect(counted.allocations_per_second <= 8_340)
     }
 
     @Test func aProbeSessionAllocatesBoundedPerSecondOfMedia() throws {
         let counted = try Self.count(decoding: false)
         print("probe: \(counted.allocations_per_second) allocations per second of media")
         #expect(counted.pictures == 0)
-        #expect(counted.allocations_per_second <= 4_450)
+        #expect(counted.allocations_per_second <= 4_240)
     }
 
     @Test func countingGivesNearlyTheSameCountEveryRun() throws {
