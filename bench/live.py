@@ -1283,7 +1283,7 @@ def report(scale, series, monitor_rows=None):
         out(f"### Heap allocations a second of steady 720p30 playback (heaptrack, {long:g} s less {short:g} s runs)"
             " — lower is better")
         out("")
-        out("| stream | tool | its own path | libavcodec (and `av_new_packet`, `av_frame_clone`) | CLI start, log |"
+        out("| stream | tool | its own path | libavcodec (and `av_new_packet`, `av_frame_clone` or `_ref`) | CLI start, log |"
             " runtime, NIO, loader | total | total / ffmpeg's |")
         out("|---|---|---|---|---|---|---|---|")
         for stream in ("http-flv", "rtmp"):
