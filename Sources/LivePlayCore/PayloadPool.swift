@@ -51,12 +51,15 @@ public final class PayloadPool: Sendable {
         }
     }
 
-    /// Keeps `payload`'s storage for a later ``payload(_:)``, if there is room and it is small enough.
+    /// Keeps `payload`'s storage for a later ``payload(_:)`` if it is small enough, in place of the oldest kept
+    /// when the pool is full.
     public func giveBack(_ payload: [UInt8]) {
         guard payload.capacity <= Self.largestKept, payload.capacity > 0 else { return }
         // The array is emptied when reused, not here: emptying a payload the caller still holds would copy it.
         arrays.withLock { arrays in
-            if arrays.count < Self.capacity { arrays.append(payload) }
+            // Full, the oldest goes: what is kept follows the sizes the stream has now.
+            if arrays.count == Self.capacity { arrays.removeFirst() }
+            arrays.append(payload)
         }
     }
 }

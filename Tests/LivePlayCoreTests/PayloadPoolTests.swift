@@ -44,9 +44,15 @@ import Testing
         #expect(Self.address(held) != Self.address(reused))
     }
 
-    @Test func thePoolKeepsAtMostItsCapacity() {
+    /// Full, the oldest goes: what is kept follows the sizes the stream has now.
+    @Test func thePoolKeepsAtMostItsCapacityTheNewest() {
         let pool = PayloadPool()
-        for _ in 0..<(PayloadPool.capacity + 4) { pool.giveBack(Array(repeating: 0, count: 256)) }
+        pool.giveBack(Array(repeating: 0, count: 5_000))
+        for _ in 0..<PayloadPool.capacity { pool.giveBack(Array(repeating: 0, count: 256)) }
         #expect(pool.count == PayloadPool.capacity)
+        _ = pool.payload(Array(repeating: 1, count: 5_000)[...])
+        #expect(pool.count == PayloadPool.capacity, "the 5,000-byte array, the oldest, was let go")
+        _ = pool.payload(Array(repeating: 1, count: 256)[...])
+        #expect(pool.count == PayloadPool.capacity - 1)
     }
 }
