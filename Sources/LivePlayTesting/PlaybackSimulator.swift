@@ -238,9 +238,13 @@ public enum PlaybackSimulator {
         /// Steps of the grid so far: `now` is `step * steps`, or a sample's instant before the next step.
         var steps = 0
         func take(until end: Duration, including: Bool) {
-            while next < reads.count, Duration.milliseconds(reads[next].milliseconds) < end
-                || (including && Duration.milliseconds(reads[next].milliseconds) == end)
-            {
+            /// Whether the next read is due by `end`.
+            var due: Bool {
+                guard next < reads.count else { return false }
+                let time = Duration.milliseconds(reads[next].milliseconds)
+                return time < end || (including && time == end)
+            }
+            while due {
                 // The real loop took every read of a turn before the engine advanced, however far apart their times
                 // (taking a large burst takes milliseconds): the rest of the turn is taken too, each read at its
                 // time, and the engine advances after the last of them.
@@ -255,6 +259,10 @@ public enum PlaybackSimulator {
                     for packet in reads[next].packets { playback.receive(packet.encodedPacket) }
                     next += 1
                 } while turn != nil && next < reads.count && reads[next].turn == turn
+                // Nor are two turns merged: the real loop advanced after each, deciding a skip or a resume on that
+                // turn's reads at that turn's time, and a step that takes the next turn too decides on both (after
+                // the process was held up, the backlog comes in turns a few milliseconds apart).
+                if turn != nil, due { _ = playback.advance() }
             }
         }
         while now <= duration {
