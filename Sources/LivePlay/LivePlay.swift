@@ -91,13 +91,14 @@
 // Between them: `HTTPBodyReceiver` (event loop → supervisor, bounded: past 512 KiB the event loop stops reading the
 // socket), ``TransportHandoff`` (supervisor → play loop, bounded, so the transport keeps its backpressure; the one
 // thing going back, a multitrack stream's track choice, waits under the same `Mutex` for the supervisor's next read),
-// `ByteHandoff` (the librtmp thread → the supervisor), a `Latch` (while a backup plays, the supervisor's child task that
-// probes the first source → the supervisor's read loop, which looks at it between reads), ``TimeShiftRing`` (its recorder → the supervisor reading it:
-// an index under one `Mutex`, the bytes in its files, a reader at the newest tag woken by the next append), a writer
-// queue per sink and recording, ``UpdateDelivery`` (play loop → listener, bounded, dropping net status first), a
-// `PayloadPool` (play loop → supervisor: the payloads of packets decoded, for the demuxer's next packets, under its
-// `Mutex`; never waited on) and the control's mailbox (any thread → play loop). Every `@unchecked Sendable` type says why on the line above it;
-// there are at most 15 in the product modules (`grep -rn "@unchecked Sendable" Sources --include=*.swift | grep -v "LivePlayTesting\|LivePlayLab"`).
+// `ByteHandoff` (the librtmp thread → the supervisor), a `Latch` (while a backup plays, the supervisor's child task
+// that probes the first source → the supervisor's read loop, which looks at it between reads), ``TimeShiftRing`` (its
+// recorder → the supervisor reading it: an index under one `Mutex`, the bytes in its files, a reader at the newest tag
+// woken by the next append), a writer queue per sink and recording, ``UpdateDelivery`` (play loop → listener, bounded,
+// dropping net status first), a `PayloadPool` (play loop → supervisor: the payloads of packets decoded, for the
+// demuxer's next packets, under its `Mutex`; never waited on) and the control's mailbox (any thread → play loop). Every
+// `@unchecked Sendable` type says why on the line above it; there are at most 15 in the product modules:
+// `grep -rn "@unchecked Sendable" Sources --include=*.swift | grep -v "LivePlayTesting\|LivePlayLab"`.
 //
 // The TXLivePlayer-shaped calls (`startPlay`, `switch`, `switchStream`, ``PreloadPool/preload(_:)``) return at once:
 // each hands its work to the player's or the pool's run (``OwnedTasks``), one task started when the player or pool

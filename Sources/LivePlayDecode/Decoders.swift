@@ -68,7 +68,7 @@ final class PacketDecoder {
                     .corruptFrame, "frame at \(session.framePresentationTime) decoded with errors; dropped")
             }
             guard let buffer = shelf.buffer(referencing: session.frame) else {
-                throw DecodeError(.outOfMemory, "av_frame_clone failed")
+                throw DecodeError(.outOfMemory, "no frame to reference the picture (av_frame_alloc or av_frame_ref failed)")
             }
             return .frame(buffer)
         }

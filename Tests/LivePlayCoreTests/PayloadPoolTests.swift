@@ -7,12 +7,16 @@ import Testing
         array.withUnsafeBytes { $0.baseAddress }
     }
 
+    /// A payload of `count` bytes from `pool`, given back with no one else holding it: its storage's address.
+    static func givenBack(_ count: Int, to pool: PayloadPool) -> UnsafeRawPointer? {
+        let payload = pool.payload(Array(repeating: 1, count: count)[...])
+        pool.giveBack(payload)
+        return address(payload)
+    }
+
     @Test func aPayloadGivenBackIsReusedForOneOfItsSize() {
         let pool = PayloadPool()
-        var first: [UInt8]? = pool.payload(Array(repeating: 1, count: 1000)[...])
-        let storage = Self.address(first!)
-        pool.giveBack(first!)
-        first = nil
+        let storage = Self.givenBack(1000, to: pool)
         let second = pool.payload(Array(repeating: 2, count: 900)[...])
         #expect(Self.address(second) == storage, "the same storage")
         #expect(second == Array(repeating: 2, count: 900))
@@ -21,10 +25,7 @@ import Testing
     /// A small packet does not hold a big one's storage through the jitter buffer; a keyframe's is not kept.
     @Test func storageMuchLargerThanThePayloadOrTooLargeIsNotUsed() {
         let pool = PayloadPool()
-        var big: [UInt8]? = pool.payload(Array(repeating: 1, count: 10_000)[...])
-        let storage = Self.address(big!)
-        pool.giveBack(big!)
-        big = nil
+        let storage = Self.givenBack(10_000, to: pool)
         _ = pool.payload(Array(repeating: 2, count: 100)[...])
         #expect(pool.count == 1, "not taken for 100 bytes")
         #expect(Self.address(pool.payload(Array(repeating: 3, count: 9_000)[...])) == storage)

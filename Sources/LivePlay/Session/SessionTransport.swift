@@ -82,7 +82,6 @@ extension LiveSession {
     func take(_ element: FLVElement, arrivedAt: Duration) {
         // Emptied after too: a packet's payload, given back, is not still held here when the demuxer reuses it.
         defer { steps.removeAll(keepingCapacity: true) }
-        steps.removeAll(keepingCapacity: true)
         intake.take(element, onDemand: playOut.onDemand, at: arrivedAt, into: &steps)
         for step in steps {
             switch step {

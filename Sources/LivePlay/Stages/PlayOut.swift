@@ -178,7 +178,6 @@ final class PlayOut {
             presented(presenter.showFirstPicture(at: position))
         }
         let master = presenter.audioClock()
-        actions.removeAll(keepingCapacity: true)
         engine.advance(to: now, following: master, into: &actions)
         // Emptied after the turn too: the payloads decoded, given back, are not still held here when reused.
         defer { actions.removeAll(keepingCapacity: true) }
