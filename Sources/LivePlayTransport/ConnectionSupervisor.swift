@@ -41,6 +41,13 @@ public struct TrackSelection: Sendable, Hashable {
     }
 }
 
+/// What the play loop asks of the transport, taken before each read is demuxed (the one thing that flows against the
+/// media); each holds for later connections too.
+public enum TransportRequest: Sendable, Hashable {
+    /// Play this track from the next read on.
+    case track(TrackSelection)
+}
+
 /// How fast media must arrive: below ``minimum`` of real time, measured over ``window`` once the playback is
 /// that old, a connection counts as lost (``TransportError/Code/tooSlow``); below ``warnBelow`` it is a warning.
 public struct GoodputLimits: Sendable, Hashable {
@@ -150,16 +157,15 @@ public struct ConnectionSupervisor: Sendable {
     /// - Parameters:
     ///   - tracks: the tracks to play from the start (nil: each kind's default).
     ///   - deliver: hands one event to the play loop, waiting while it is full (backpressure); `false` stops.
-    ///   - trackRequests: the play loop's track choices since it was last asked, polled before each read is
-    ///     demuxed; they hold for later connections too.
+    ///   - requests: what the play loop asked since it was last asked, polled before each read is demuxed.
     public func run(
         from offset: Int64?, tracks: (video: UInt8?, audio: UInt8?) = (nil, nil),
-        deliver: (SupervisorEvent) async -> Bool, trackRequests: () -> [TrackSelection] = { [] }
+        deliver: (SupervisorEvent) async -> Bool, requests: () -> [TransportRequest] = { [] }
     ) async {
         // While a backup plays, a child task probes the first source; the read loop looks at its answer between reads.
         await withTaskGroup(of: Void.self) { probes in
             await read(
-                from: offset, tracks: tracks, deliver: deliver, trackRequests: trackRequests,
+                from: offset, tracks: tracks, deliver: deliver, requests: requests,
                 probe: { answer in probes.addTask { await probeFirstSource(answer: answer) } })
             probes.cancelAll()
         }
@@ -210,7 +216,7 @@ public struct ConnectionSupervisor: Sendable {
 
     private func read(
         from offset: Int64?, tracks: (video: UInt8?, audio: UInt8?), deliver: (SupervisorEvent) async -> Bool,
-        trackRequests: () -> [TrackSelection], probe: (Latch<Void>) -> Void
+        requests: () -> [TransportRequest], probe: (Latch<Void>) -> Void
     ) async {
         var sources = [source] + backups
         var rotation = SourceRotation(policy: policy, sources: sources.count)
@@ -253,11 +259,14 @@ public struct ConnectionSupervisor: Sendable {
             var reading = ConnectionReading(limits: goodput, tracks: tracks, startsAt: offset, payloads: payloads)
             do throws(TransportError) {
                 while let event = try await connection.next() {
-                    for request in trackRequests() {
-                        reading.select(request)
-                        switch request.kind {
-                        case .video: tracks.video = request.track
-                        case .audio: tracks.audio = request.track
+                    for request in requests() {
+                        switch request {
+                        case .track(let selection):
+                            reading.select(selection)
+                            switch selection.kind {
+                            case .video: tracks.video = selection.track
+                            case .audio: tracks.audio = selection.track
+                            }
                         }
                     }
                     let (elements, failure): ([FLVElement], FLVError?)
