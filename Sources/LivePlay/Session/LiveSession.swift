@@ -178,6 +178,8 @@ public final class LiveSession<C: SessionClock> {
             try await clock.sleepForTurn(until: clock.now.advanced(by: $0))
         }
         let timer = realTimeThread
+        /// The read pace last asked of the transport.
+        var pace = configuration.transport.readInterval
         while true {
             if Task.isCancelled { return .finished(.stopped) }
             turns += 1
@@ -195,6 +197,10 @@ public final class LiveSession<C: SessionClock> {
             if let ending = playOut.endIfRanDry(at: now) { return finished(ending) }
             reportProgressIfDue(at: now)
             reportState(movesTimeline: statusTold)
+            if let asked = readPace(after: pace) {
+                pace = asked
+                handoff.request(.readInterval(asked))
+            }
             let wait = turnWait
             if playOut.hasRoom, let timer {
                 await handoff.wait(until: .now + wait, timer: timer)
@@ -204,6 +210,15 @@ public final class LiveSession<C: SessionClock> {
                 try? await sleep(wait)
             }
         }
+    }
+
+    /// The read pace to ask of the transport now, when it is not `current`: ``PlayOut/pacedReadInterval`` (or the
+    /// configuration's, if longer: the monitor's merged reads) while the buffer can wait for reads, the
+    /// configuration's otherwise.
+    private func readPace(after current: Duration) -> Duration? {
+        let configured = configuration.transport.readInterval
+        let pace = playOut.readsCanWait ? max(configured, PlayOut.pacedReadInterval) : configured
+        return pace == current ? nil : pace
     }
 
     /// How long the loop waits for input before its next turn: until the next picture, block of sound or report
