@@ -212,15 +212,6 @@ public final class LiveSession<C: SessionClock> {
         }
     }
 
-    /// The read pace to ask of the transport now, when it is not `current`: ``PlayOut/pacedReadInterval`` (or the
-    /// configuration's, if longer: the monitor's merged reads) while the buffer can wait for reads, the
-    /// configuration's otherwise.
-    private func readPace(after current: Duration) -> Duration? {
-        let configured = configuration.transport.readInterval
-        let pace = playOut.readsCanWait ? max(configured, PlayOut.pacedReadInterval) : configured
-        return pace == current ? nil : pace
-    }
-
     /// How long the loop waits for input before its next turn: until the next picture, block of sound or report
     /// falls due, and at most ``LivePlayConfiguration/tickInterval``. Playback turns on its media's schedule, not a
     /// fixed tick (a 30 fps stream about 30 times a second, plus its reads).

@@ -51,7 +51,7 @@ final class PlayOut {
     var videoAnnounced = false
     var ending: Ending?
     /// The end being played out, after the engine ran dry.
-    private var drain: EndDrain?
+    private(set) var drain: EndDrain?
     /// The transport is done and every video packet has gone to the decoder: what it holds was drained.
     var videoDrained = false
     /// A frame was decoded on this connection.
@@ -257,23 +257,6 @@ final class PlayOut {
         guard let level = volume.timeToNext(at: now) else { return next }
         return min(next ?? level, level)
     }
-
-    /// Whether the transport's reads can come paced, at most one each ``pacedReadInterval``, rather than as data
-    /// comes: live media playing at its pace with ``pacedReadsBuffer`` or more buffered. Loading (a start, a stall's
-    /// backlog), a seek, preloading, a pause, media on demand and a low-latency target want each read at once.
-    var readsCanWait: Bool {
-        guard !onDemand, drain == nil, !standby.isPreloading, engine.state == .playing, !engine.isPaused else {
-            return false
-        }
-        return engine.bufferLatency >= Self.pacedReadsBuffer
-    }
-
-    /// Paced reads: one wake-up of the network's thread and of the play loop's for a frame's worth of arrivals
-    /// (at 30 fps), instead of one for each packet the server wrote.
-    static var pacedReadInterval: Duration { .milliseconds(33) }
-
-    /// What the buffer holds before reads are paced: a read held ``pacedReadInterval`` is a small part of it.
-    static var pacedReadsBuffer: Duration { .milliseconds(500) }
 
     /// Why a stream the engine plays is not playing yet (``NetStatus/reason``).
     var notPlayingReason: String? { beginGate.reason }
