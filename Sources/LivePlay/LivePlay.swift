@@ -89,9 +89,8 @@
 // | Swift's cooperative pool (`…default-qos`, one per core) | the Swift runtime | tasks with no executor preference: a front end's own, the runs of players and pools (``OwnedTasks``), `stopPlay`'s wait, a `switchStream`'s | the process's |
 //
 // Between them: `HTTPBodyReceiver` (event loop → supervisor, bounded: past 512 KiB the event loop stops reading the
-// socket), ``TransportHandoff`` (supervisor → play loop, bounded, so the transport keeps its backpressure; what goes
-// back, a multitrack stream's track choice and the read pace, waits under the same `Mutex` for the supervisor's next
-// read: while the buffer holds half a second the loop asks HTTP for one read each 33 ms, not one a packet),
+// socket), ``TransportHandoff`` (supervisor → play loop, bounded, so the transport keeps its backpressure; the one
+// thing going back, a multitrack stream's track choice, waits under the same `Mutex` for the supervisor's next read),
 // `ByteHandoff` (the librtmp thread → the supervisor), a `Latch` (while a backup plays, the supervisor's child task
 // that probes the first source → the supervisor's read loop, which looks at it between reads), ``TimeShiftRing`` (its
 // recorder → the supervisor reading it: an index under one `Mutex`, the bytes in its files, a reader at the newest tag

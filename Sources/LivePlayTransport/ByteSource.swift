@@ -64,13 +64,6 @@ public enum TransportEvent: Sendable, Hashable {
 public protocol ByteConnection: AnyObject {
     func next() async throws(TransportError) -> TransportEvent?
     func close() async
-    /// Reads the network at most once in `readInterval` from now on (zero: as data comes), where the transport can
-    /// (HTTP); a connection that cannot pace its reads ignores it.
-    func pace(readInterval: Duration)
-}
-
-extension ByteConnection {
-    public func pace(readInterval: Duration) {}
 }
 
 /// A place FLV bytes come from: a URL of some transport, or a file.

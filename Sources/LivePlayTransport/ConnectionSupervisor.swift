@@ -46,9 +46,6 @@ public struct TrackSelection: Sendable, Hashable {
 public enum TransportRequest: Sendable, Hashable {
     /// Play this track from the next read on.
     case track(TrackSelection)
-    /// Read the network at most once in this interval (zero: as data comes), where the transport can pace its reads
-    /// (``ByteConnection/pace(readInterval:)``): the play loop's pace while its buffer can wait.
-    case readInterval(Duration)
 }
 
 /// How fast media must arrive: below ``minimum`` of real time, measured over ``window`` once the playback is
@@ -229,8 +226,6 @@ public struct ConnectionSupervisor: Sendable {
         var attempt = 0
         var tracks = tracks
         var source = source
-        /// The read pace the play loop asked for last, for every connection from then on (nil: the options').
-        var pace: Duration?
         /// Tells the play loop what the loss leads to and waits its delay; false when playback stops here.
         func next(after error: TransportError, _ action: ReconnectPolicy.Action) async -> Bool {
             guard await deliver(.lost(error, action)) else { return false }
@@ -254,7 +249,6 @@ public struct ConnectionSupervisor: Sendable {
             }
             guard await deliver(.attempt(attempt)) else { return }
             let connection = offset.flatMap(source.makeConnection(startingAt:)) ?? source.makeConnection()
-            if let pace { connection.pace(readInterval: pace) }
             // A start point asked of the first request (LAS's startPts) is not asked again: a reconnect wants the edge.
             if let plain = source.reconnecting {
                 source = plain
@@ -273,9 +267,6 @@ public struct ConnectionSupervisor: Sendable {
                             case .video: tracks.video = selection.track
                             case .audio: tracks.audio = selection.track
                             }
-                        case .readInterval(let interval):
-                            pace = interval
-                            connection.pace(readInterval: interval)
                         }
                     }
                     let (elements, failure): ([FLVElement], FLVError?)

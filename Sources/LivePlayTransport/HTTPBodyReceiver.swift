@@ -31,8 +31,8 @@ final class HTTPBodyReceiver: HTTPClientResponseDelegate, Sendable {
     private struct Body {
         let limit: Int
         /// Waits after each body part before AsyncHTTPClient reads the socket again
-        /// (``TransportOptions/readInterval``, or the pace the play loop asked for: ``pace(readInterval:)``).
-        var readInterval: Duration
+        /// (``TransportOptions/readInterval``).
+        let readInterval: Duration
         var head: HTTPResponseHead?
         var headTaken = false
         var parts: [ByteBuffer] = []
@@ -82,19 +82,11 @@ final class HTTPBodyReceiver: HTTPClientResponseDelegate, Sendable {
     }
 
     private let body: Mutex<Body>
+    private let readInterval: Duration
 
     init(limit: Int, readInterval: Duration = .zero) {
         body = Mutex(Body(limit: limit, readInterval: readInterval))
-    }
-
-    /// Reads the socket at most once in `readInterval` from its next read on (zero: as data comes); a reader that
-    /// waits for a read held back by the pace it had gets what is there.
-    func pace(readInterval: Duration) {
-        let ready = body.withLock {
-            $0.readInterval = readInterval
-            return $0.ready()
-        }
-        ready?.resume()
+        self.readInterval = readInterval
     }
 
     // MARK: - The event loop's side
@@ -130,12 +122,12 @@ final class HTTPBodyReceiver: HTTPClientResponseDelegate, Sendable {
     /// each); the rest of them pass at once when the pause ends. A task queued on the event loop behind them then
     /// clears the flag that marks them and wakes the reader, which so takes the whole read in one piece.
     private func pauseAfterRead(_ eventLoop: any EventLoop) -> EventLoopFuture<Void>? {
-        let readInterval = body.withLock { body -> Duration? in
-            guard body.readInterval > .zero, !body.readPaused else { return nil }
-            body.readPaused = true
-            return body.readInterval
+        guard readInterval > .zero else { return nil }
+        let first = body.withLock { body in
+            defer { body.readPaused = true }
+            return !body.readPaused
         }
-        guard let readInterval else { return nil }
+        guard first else { return nil }
         let pause = eventLoop.scheduleTask(in: .nanoseconds(readInterval.nanoseconds)) {}.futureResult
         pause.whenComplete { _ in
             eventLoop.execute {

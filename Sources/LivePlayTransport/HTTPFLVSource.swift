@@ -103,19 +103,11 @@ private final class HTTPFLVConnection: ByteConnection {
     private var received: [UInt8] = []
     /// Times the waits when the source has no timer of its own (each redirect's request may have another loop).
     private var loopTimer: EventLoopTimer?
-    /// The pace asked for (``pace(readInterval:)``); the options' until then.
-    private var readInterval: Duration
 
     init(source: HTTPFLVSource, offset: Int64, continuation: Continuation = .seek) {
         self.source = source
         self.offset = offset
         self.continuation = continuation
-        readInterval = source.options.readInterval
-    }
-
-    func pace(readInterval: Duration) {
-        self.readInterval = readInterval
-        if case .connected(_, let receiver, _) = state { receiver.pace(readInterval: readInterval) }
     }
 
     /// `host:port` of the URL asked for, for messages.
@@ -227,7 +219,7 @@ private final class HTTPFLVConnection: ByteConnection {
                 state = .finished
                 throw Self.map(error, connected: false, target: target)
             }
-            receiver = HTTPBodyReceiver(limit: Self.bufferLimit, readInterval: readInterval)
+            receiver = HTTPBodyReceiver(limit: Self.bufferLimit, readInterval: source.options.readInterval)
             task = source.httpClient.execute(request: request, delegate: receiver, logger: source.log)
             switch await receiver.head(within: ContinuousClock.now.duration(to: deadline), timer: timer(task)) {
             case .head(let head): response = head

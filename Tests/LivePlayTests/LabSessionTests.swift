@@ -41,38 +41,6 @@ import Testing
         print("HTTP-FLV lab timing: startPlay→2001 \(connected.elapsedMilliseconds) ms, →2003 \(keyframe.elapsedMilliseconds) ms")
     }
 
-    /// Reads are paced while the buffer can wait (issue 50: one wake-up of the network's thread and of the play
-    /// loop's for a frame's worth of arrivals, not one a packet): with a 1 s cache, steady playback takes at most about
-    /// one read a frame (30 a second) of the ~70 packets a second the server writes one by one, and neither stalls.
-    /// A 0.2 s cache, too small to wait a read, takes each as it comes.
-    @Test func steadyPlaybackReadsAFramesWorthAtATimeUnlessTheCacheIsSmall() async throws {
-        let (server, port) = try await Self.server()
-        defer { Task { await server.stop() } }
-        var small = LatencyParameters.preset(.speed)
-        small.minAutoAdjustCacheTime = .milliseconds(200)
-        small.maxAutoAdjustCacheTime = .milliseconds(200)
-        let url = "http://127.0.0.1:\(port)/live.flv"
-        async let paced = SessionRecording.record(
-            url, configuration: LivePlayConfiguration(latency: .preset(.speed)), limit: .seconds(7), recordsArrivals: true)
-        async let unpaced = SessionRecording.record(
-            url, configuration: LivePlayConfiguration(latency: small), limit: .seconds(7), recordsArrivals: true)
-        /// Reads and packets a second from 4 s to 7 s (playing steadily by then).
-        func rates(_ recording: SessionRecording) -> (reads: Double, packets: Double) {
-            let steady = recording.arrivals.filter { $0.milliseconds >= 4_000 && $0.milliseconds < 7_000 }
-            return (Double(steady.count) / 3, Double(steady.reduce(0) { $0 + $1.packets.count }) / 3)
-        }
-        let (pacedRecording, unpacedRecording) = await (paced, unpaced)
-        let (pacedRates, unpacedRates) = (rates(pacedRecording), rates(unpacedRecording))
-        print("reads / packets a second, steady: 1 s cache \(pacedRates), 0.2 s cache \(unpacedRates)")
-        #expect(pacedRates.packets >= 60 && unpacedRates.packets >= 60, "the server's packets all came")
-        #expect(pacedRates.reads <= 36, "paced: \(pacedRates)")
-        #expect(unpacedRates.reads >= 50, "as they come: \(unpacedRates)")
-        // Paced reads cost the cache nothing: playing on (catching up from the GOP cache's start), never stalled.
-        let latencies = pacedRecording.statuses.filter { $0.elapsedMilliseconds >= 4_000 }.map(\.latencyMilliseconds)
-        #expect(!latencies.isEmpty && latencies.allSatisfy { (500...2_500).contains($0) }, "\(latencies)")
-        #expect(!pacedRecording.codes.contains(2007) && !unpacedRecording.codes.contains(2007))
-    }
-
     @Test func aServerThatComesBackWithinTheRetryWindowResumesPlayback() async throws {
         let (first, port) = try await Self.server()
         let replacement = Locked<LiveFLVServer?>(nil)

@@ -178,8 +178,6 @@ public final class LiveSession<C: SessionClock> {
             try await clock.sleepForTurn(until: clock.now.advanced(by: $0))
         }
         let timer = realTimeThread
-        /// The read pace last asked of the transport.
-        var pace = configuration.transport.readInterval
         while true {
             if Task.isCancelled { return .finished(.stopped) }
             turns += 1
@@ -197,10 +195,6 @@ public final class LiveSession<C: SessionClock> {
             if let ending = playOut.endIfRanDry(at: now) { return finished(ending) }
             reportProgressIfDue(at: now)
             reportState(movesTimeline: statusTold)
-            if let asked = readPace(after: pace) {
-                pace = asked
-                handoff.request(.readInterval(asked))
-            }
             let wait = turnWait
             if playOut.hasRoom, let timer {
                 await handoff.wait(until: .now + wait, timer: timer)

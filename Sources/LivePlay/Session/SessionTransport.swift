@@ -110,13 +110,4 @@ extension LiveSession {
         taps.played(upTo: outcome == .ended ? nil : playOut.engine.position)
         taps.finish(at: elapsed).forEach(reporter.report)
     }
-
-    /// The read pace to ask of the transport now, when it is not `current`: ``PlayOut/pacedReadInterval`` (or the
-    /// configuration's, if longer: the monitor's merged reads) while the buffer can wait for reads, the
-    /// configuration's otherwise.
-    func readPace(after current: Duration) -> Duration? {
-        let configured = configuration.transport.readInterval
-        let pace = playOut.readsCanWait ? max(configured, PlayOut.pacedReadInterval) : configured
-        return pace == current ? nil : pace
-    }
 }

@@ -51,7 +51,7 @@ final class PlayOut {
     var videoAnnounced = false
     var ending: Ending?
     /// The end being played out, after the engine ran dry.
-    private(set) var drain: EndDrain?
+    private var drain: EndDrain?
     /// The transport is done and every video packet has gone to the decoder: what it holds was drained.
     var videoDrained = false
     /// A frame was decoded on this connection.

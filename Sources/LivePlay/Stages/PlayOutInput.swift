@@ -3,25 +3,8 @@ import LivePlayCore
 import LivePlayDecode
 
 /// The play-out stage's input: what the intake stage passed on (packets into the jitter buffer, configurations to the
-/// decoders, what the stream announced to the presenter), the transport's end, and how fast it reads.
+/// decoders, what the stream announced to the presenter), and the transport's end.
 extension PlayOut {
-    /// Whether the transport's reads can come paced, at most one each ``pacedReadInterval``, rather than as data
-    /// comes: live media playing at its pace with ``pacedReadsBuffer`` or more buffered. Loading (a start, a stall's
-    /// backlog), a seek, preloading, a pause, media on demand and a low-latency target want each read at once.
-    var readsCanWait: Bool {
-        guard !onDemand, drain == nil, !standby.isPreloading, engine.state == .playing, !engine.isPaused else {
-            return false
-        }
-        return engine.bufferLatency >= Self.pacedReadsBuffer
-    }
-
-    /// Paced reads: one wake-up of the network's thread and of the play loop's for a frame's worth of arrivals
-    /// (at 30 fps), instead of one for each packet the server wrote.
-    static var pacedReadInterval: Duration { .milliseconds(33) }
-
-    /// What the buffer holds before reads are paced: a read held ``pacedReadInterval`` is a small part of it.
-    static var pacedReadsBuffer: Duration { .milliseconds(500) }
-
     func beginConnection() {
         transportFinished = false
         videoDrained = false
