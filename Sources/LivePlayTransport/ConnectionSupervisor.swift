@@ -41,13 +41,6 @@ public struct TrackSelection: Sendable, Hashable {
     }
 }
 
-/// What the play loop asks of the transport, taken before each read is demuxed (the one thing that flows against the
-/// media); each holds for later connections too.
-public enum TransportRequest: Sendable, Hashable {
-    /// Play this track from the next read on.
-    case track(TrackSelection)
-}
-
 /// How fast media must arrive: below ``minimum`` of real time, measured over ``window`` once the playback is
 /// that old, a connection counts as lost (``TransportError/Code/tooSlow``); below ``warnBelow`` it is a warning.
 public struct GoodputLimits: Sendable, Hashable {
@@ -157,15 +150,16 @@ public struct ConnectionSupervisor: Sendable {
     /// - Parameters:
     ///   - tracks: the tracks to play from the start (nil: each kind's default).
     ///   - deliver: hands one event to the play loop, waiting while it is full (backpressure); `false` stops.
-    ///   - requests: what the play loop asked since it was last asked, polled before each read is demuxed.
+    ///   - trackRequests: the play loop's track choices since it was last asked, polled before each read is
+    ///     demuxed; they hold for later connections too.
     public func run(
         from offset: Int64?, tracks: (video: UInt8?, audio: UInt8?) = (nil, nil),
-        deliver: (SupervisorEvent) async -> Bool, requests: () -> [TransportRequest] = { [] }
+        deliver: (SupervisorEvent) async -> Bool, trackRequests: () -> [TrackSelection] = { [] }
     ) async {
         // While a backup plays, a child task probes the first source; the read loop looks at its answer between reads.
         await withTaskGroup(of: Void.self) { probes in
             await read(
-                from: offset, tracks: tracks, deliver: deliver, requests: requests,
+                from: offset, tracks: tracks, deliver: deliver, trackRequests: trackRequests,
                 probe: { answer in probes.addTask { await probeFirstSource(answer: answer) } })
             probes.cancelAll()
         }
@@ -216,7 +210,7 @@ public struct ConnectionSupervisor: Sendable {
 
     private func read(
         from offset: Int64?, tracks: (video: UInt8?, audio: UInt8?), deliver: (SupervisorEvent) async -> Bool,
-        requests: () -> [TransportRequest], probe: (Latch<Void>) -> Void
+        trackRequests: () -> [TrackSelection], probe: (Latch<Void>) -> Void
     ) async {
         var sources = [source] + backups
         var rotation = SourceRotation(policy: policy, sources: sources.count)
@@ -259,14 +253,11 @@ public struct ConnectionSupervisor: Sendable {
             var reading = ConnectionReading(limits: goodput, tracks: tracks, startsAt: offset, payloads: payloads)
             do throws(TransportError) {
                 while let event = try await connection.next() {
-                    for request in requests() {
-                        switch request {
-                        case .track(let selection):
-                            reading.select(selection)
-                            switch selection.kind {
-                            case .video: tracks.video = selection.track
-                            case .audio: tracks.audio = selection.track
-                            }
+                    for request in trackRequests() {
+                        reading.select(request)
+                        switch request.kind {
+                        case .video: tracks.video = request.track
+                        case .audio: tracks.audio = request.track
                         }
                     }
                     let (elements, failure): ([FLVElement], FLVError?)

@@ -156,7 +156,7 @@ public final class LiveSession<C: SessionClock> {
             let exit = await withTaskGroup(of: Void.self) { [offset] group in
                 group.addTask { [tracks] in
                     await supervisor.run(
-                        from: offset, tracks: tracks, deliver: handoff.send, requests: handoff.takeRequests)
+                        from: offset, tracks: tracks, deliver: handoff.send, trackRequests: handoff.takeTrackRequests)
                 }
                 let exit = await playLoop(handoff)
                 handoff.close()

@@ -100,7 +100,7 @@ extension LiveSession {
 
     /// A track choice, to the transport's supervisor; kept for a read again.
     private func relay(_ selection: TrackSelection, to handoff: TransportHandoff<SupervisorEvent>) {
-        handoff.request(.track(selection))
+        handoff.request(selection)
         switch selection.kind {
         case .video: tracks.video = selection.track
         case .audio: tracks.audio = selection.track

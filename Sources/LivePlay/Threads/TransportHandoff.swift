@@ -14,8 +14,8 @@ final class TransportHandoff<Element: Sendable>: Sendable {
         var senders: [UnsafeContinuation<Void, Never>] = []
         var doorbell: UnsafeContinuation<Void, Never>?
         var closed = false
-        /// What the play loop asks of the transport, for it to take before it demuxes its next read.
-        var requests: [TransportRequest] = []
+        /// The play loop's track choices, for the transport to take before it demuxes its next read.
+        var trackRequests: [TrackSelection] = []
     }
 
     private let queue = Mutex(Queue())
@@ -134,17 +134,17 @@ final class TransportHandoff<Element: Sendable>: Sendable {
         if let token { timer.cancelTimer(token) }
     }
 
-    /// Hands a request back to the transport (the one thing that flows that way): taken with ``takeRequests()``
-    /// before the transport demuxes its next read.
-    func request(_ request: TransportRequest) {
-        queue.withLock { $0.requests.append(request) }
+    /// Hands a track choice back to the transport (the one thing that flows that way): taken with
+    /// ``takeTrackRequests()`` before the transport demuxes its next read.
+    func request(_ selection: TrackSelection) {
+        queue.withLock { $0.trackRequests.append(selection) }
     }
 
-    func takeRequests() -> [TransportRequest] {
+    func takeTrackRequests() -> [TrackSelection] {
         queue.withLock { queue in
-            guard !queue.requests.isEmpty else { return [] }
-            defer { queue.requests.removeAll() }
-            return queue.requests
+            guard !queue.trackRequests.isEmpty else { return [] }
+            defer { queue.trackRequests.removeAll() }
+            return queue.trackRequests
         }
     }
 
