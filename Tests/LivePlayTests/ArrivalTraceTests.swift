@@ -37,11 +37,19 @@ import Testing
     /// them at once skipped a GOP more than the real smooth player at 70 % bandwidth, with the test process stopped
     /// for 80–300 ms every 0.5–3 s).
     @Test func aReplayAdvancesOnlyAfterTheLastReadOfATurn() {
+        func read(_ milliseconds: Int64, media: StrideThrough<Int64>, turn: Int?) -> ArrivalRead {
+            let packets = media.map {
+                ArrivalRead.Packet(EncodedPacket(
+                    kind: .video, dts: MediaTimestamp(milliseconds: $0), pts: MediaTimestamp(milliseconds: $0),
+                    isKeyframe: $0 == 0, payload: [0]))
+            }
+            return ArrivalRead(milliseconds: milliseconds, bytes: packets.count, packets: packets, connection: 1, turn: turn)
+        }
         func bufferedAtBegin(turns: [Int?], secondReadAt second: Int64 = 20) -> Int64? {
             let reads = [
-                Self.read(10, media: stride(from: 0, through: 500, by: 50), turn: turns[0]),
-                Self.read(second, media: stride(from: 550, through: 1000, by: 50), turn: turns[1]),
-                Self.read(28, media: stride(from: 1050, through: 1500, by: 50), turn: turns[2]),
+                read(10, media: stride(from: 0, through: 500, by: 50), turn: turns[0]),
+                read(second, media: stride(from: 550, through: 1000, by: 50), turn: turns[1]),
+                read(28, media: stride(from: 1050, through: 1500, by: 50), turn: turns[2]),
             ]
             let replay = PlaybackSimulator.replay(reads, parameters: .preset(.speed), duration: .seconds(1))
             guard let begin = replay.events.first(where: { $0.code == .playBegin }),
@@ -57,16 +65,6 @@ import Testing
         // Two turns at 21 and 28 ms, one step of the grid: it began after the first of them, as the real loop did.
         #expect(bufferedAtBegin(turns: [1, 2, 3], secondReadAt: 21) == 1000)
         #expect(bufferedAtBegin(turns: [1, 2, 2], secondReadAt: 21) == 1500)
-    }
-
-    /// A read of video frames at `media`'s times (a keyframe at 0), taken at `milliseconds` in `turn`.
-    static func read(_ milliseconds: Int64, media: StrideThrough<Int64>, turn: Int?) -> ArrivalRead {
-        let packets = media.map {
-            ArrivalRead.Packet(EncodedPacket(
-                kind: .video, dts: MediaTimestamp(milliseconds: $0), pts: MediaTimestamp(milliseconds: $0),
-                isKeyframe: $0 == 0, payload: [0]))
-        }
-        return ArrivalRead(milliseconds: milliseconds, bytes: packets.count, packets: packets, connection: 1, turn: turn)
     }
 
     /// The case: speed mode, a 3 s stall at 6 s, the backlog arriving as a burst after it. The real
